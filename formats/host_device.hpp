@@ -1,0 +1,9 @@
+#pragma once
+// Marks functions that compile for both the host and the device, so that a
+// format, an accumulator or an order description is written once and used by
+// the CUDA kernels and their CPU models alike (STYLE.md, section 2).
+#if defined(__CUDACC__)
+#define ULPSCOPE_HD __host__ __device__
+#else
+#define ULPSCOPE_HD
+#endif
