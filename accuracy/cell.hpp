@@ -1,0 +1,66 @@
+#pragma once
+// One measured cell of the run matrix, and a whole report: SPEC.md, "The
+// report, as data". accuracy/ fills them, reports/ writes and reads them.
+// Names are strings (not enums) so that users' own kernels and shapes
+// (--kernel-lib) fit the same cells.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ulpscope {
+
+struct Cell {
+  // What was run.
+  std::string op, dtype, out_dtype, accumulator, shape, distribution;
+  std::int64_t n = 0;
+  std::uint64_t seed = 0;
+  std::optional<std::int64_t> rows, cols;  // row-wise ops only
+  std::string axis = "all";                // all, inner, outer
+  std::string saturation;                  // fp8 outputs: "satfinite" or "nosat"; else empty
+
+  // The exact answer: hex-float of RN_out(exact) and a decimal string of the
+  // exact value (at least 40 significant digits, or exact when shorter).
+  std::string reference_rounded, reference_exact;
+  // The kernel's output in out_dtype, as a hex-float ("inf", "-inf", "nan").
+  std::string result;
+  // The worst output of a multi-output op (mean_var: "mean"/"variance";
+  // rmsnorm/layernorm: "row 3, col 17"); empty for single-output ops.
+  std::string component;
+
+  // Metrics (SPEC.md, "Metrics"); nullopt where undefined (JSON null).
+  std::optional<double> ulp_error, rel_error, condition, bound_ratio;
+  // Why ulp_error is missing when it is: "non-finite result for a finite
+  // reference", "finite result for a non-finite reference", ...
+  std::string error_note;
+  bool correctly_rounded = false;
+  std::optional<bool> matches_model;  // null on the CPU backend
+
+  // Reproducibility: distinct bit patterns over repeated runs, over launch
+  // configurations, over permutations of the input.
+  int runs = 0, distinct_results = 0;
+  int configs = 0, distinct_across_configs = 0;
+  std::optional<int> permutations, distinct_across_permutations;
+
+  // Throughput; null on the CPU backend.
+  std::optional<double> gbps, fraction_of_cub, fraction_of_copy;
+
+  std::string status = "ok";  // or "failed: reason"
+  std::string note;           // e.g. the condition number an ill-conditioned input reached
+};
+
+struct ReportHeader {
+  std::string version, git_commit, device, backend, build_flags, command_line, started_at;
+  double seconds = 0;
+  // The matrix's settings (ops, dtypes, ... as lists of names; sizes; seeds;
+  // repetitions), so that a gate can refuse a baseline made with others.
+  std::string settings_json = "{}";
+};
+
+struct Report {
+  static constexpr const char* kSchema = "ulpscope.report/1";
+  ReportHeader header;
+  std::vector<Cell> cells;
+};
+
+}  // namespace ulpscope
