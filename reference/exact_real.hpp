@@ -1,0 +1,50 @@
+#pragma once
+// An MPFR number that owns its precision: the exact value of a sum (as many
+// bits as it needs) or a nonlinear reference carried at a working precision.
+// A thin RAII wrapper rather than boost::multiprecision::mpfr_float, whose
+// expressions round to a thread-wide default precision behind one's back.
+#include <mpfr.h>
+
+#include <string>
+#include <utility>
+
+namespace ulpscope {
+
+class ExactReal {
+ public:
+  explicit ExactReal(mpfr_prec_t precision = 64) { mpfr_init2(x_, precision); mpfr_set_zero(x_, 1); }
+  static ExactReal from_double(double d) {
+    ExactReal r(53);
+    mpfr_set_d(r.x_, d, MPFR_RNDN);  // exact: 53 bits
+    return r;
+  }
+  ExactReal(const ExactReal& o) {
+    mpfr_init2(x_, mpfr_get_prec(o.x_));
+    mpfr_set(x_, o.x_, MPFR_RNDN);
+  }
+  ExactReal(ExactReal&& o) noexcept {
+    mpfr_init2(x_, MPFR_PREC_MIN);
+    mpfr_swap(x_, o.x_);
+  }
+  ExactReal& operator=(ExactReal o) noexcept {
+    mpfr_swap(x_, o.x_);
+    return *this;
+  }
+  ~ExactReal() { mpfr_clear(x_); }
+
+  mpfr_ptr get() { return x_; }
+  mpfr_srcptr get() const { return x_; }
+  mpfr_prec_t precision() const { return mpfr_get_prec(x_); }
+
+  bool is_nan() const { return mpfr_nan_p(x_) != 0; }
+  bool is_inf() const { return mpfr_inf_p(x_) != 0; }
+  bool is_zero() const { return mpfr_zero_p(x_) != 0; }
+  bool signbit() const { return mpfr_signbit(x_) != 0; }
+  // Round to nearest double (for display and coarse arithmetic only).
+  double to_double() const { return mpfr_get_d(x_, MPFR_RNDN); }
+
+ private:
+  mpfr_t x_;
+};
+
+}  // namespace ulpscope
