@@ -1,0 +1,68 @@
+#pragma once
+// The command line of accuracy_report (CLI11), turned into typed options.
+// Parsing never exits the process: it returns the options, or a message and
+// the exit status (0 for --help/--version, 2 for bad usage).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "formats/dtype.hpp"
+#include "kernels/accumulator.hpp"
+#include "kernels/op.hpp"
+#include "kernels/reduction.hpp"
+#include "kernels/shape.hpp"
+
+namespace ulpscope {
+
+enum class BackendChoice : std::uint8_t { automatic, cuda, cpu };
+inline constexpr NameTable<BackendChoice, 3> kBackendNames = {
+    {{BackendChoice::automatic, "auto"}, {BackendChoice::cuda, "cuda"}, {BackendChoice::cpu, "cpu"}}};
+
+struct CliOptions {
+  // The matrix. Empty lists mean "the default matrix's" (or --full's).
+  std::vector<Dtype> dtypes;
+  std::vector<Op> ops;
+  std::vector<Accumulator> accumulators;
+  std::vector<Shape> shapes;
+  std::vector<std::string> distributions;  // validated by accuracy/ (names may carry :param)
+  std::vector<std::int64_t> sizes;
+  std::vector<std::uint64_t> seeds;
+  std::optional<Dtype> out_dtype;
+  std::optional<Saturation> saturation;
+  std::optional<Axis> axis;
+  std::optional<std::int64_t> rows, cols;
+  bool full = false;
+  int runs = 0;  // repeated runs per configuration (0: the default)
+
+  BackendChoice backend = BackendChoice::automatic;
+  std::string format = "table";  // validated by reports/
+  std::string out_path;          // empty: standard output
+  std::string input_path;        // --input FILE (.npy or raw with --dtype and --n)
+
+  // The gate.
+  std::string baseline_path, current_path, gate_summary_path;
+  bool gate = false;
+  std::optional<double> ulp_tolerance, throughput_tolerance;
+
+  // The recommendation.
+  std::optional<Op> recommend;
+  std::optional<std::int64_t> hidden;
+
+  bool quiet = false;
+  std::string command_line;  // as typed, for the report's header
+};
+
+struct CliExit {
+  int status;           // 0: --help or --version printed; 2: usage error
+  std::string message;  // what to print (stdout for status 0, stderr otherwise)
+};
+
+std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv);
+
+// "1024", "1e6", "2^20", "2^20+3", "2^31-1" -> the size; nullopt if malformed,
+// negative or above 2^40.
+std::optional<std::int64_t> parse_size(const std::string& text);
+
+}  // namespace ulpscope

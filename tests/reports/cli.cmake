@@ -1,0 +1,4 @@
+# The command line of accuracy_report (written by the lead; included from CMakeLists.txt).
+add_executable(cli_tests ${CMAKE_CURRENT_LIST_DIR}/cli_options_test.cpp)
+target_link_libraries(cli_tests PRIVATE ulpscope_cli GTest::gtest_main)
+gtest_discover_tests(cli_tests)

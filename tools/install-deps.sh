@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs, with apt, whatever ulpscope needs to build and test that is not
+# installed yet (Debian 12, as root). Installs nothing when all is present.
+set -euo pipefail
+packages=(
+  g++ cmake ninja-build git
+  libmpfr-dev libgmp-dev libboost-dev
+  libgtest-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
