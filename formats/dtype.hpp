@@ -13,7 +13,9 @@ enum class Dtype : std::uint8_t { fp64, fp32, fp16, bf16, fp8_e4m3, fp8_e5m2 };
 
 // What an fp8 conversion does with values beyond the largest finite one, as in
 // CUDA's __nv_cvt_float_to_fp8: __NV_SATFINITE clamps, __NV_NOSAT gives NaN
-// (E4M3, which has no infinity) or Inf (E5M2). IEEE formats always overflow to Inf.
+// (E4M3, which has no infinity) or Inf (E5M2). encode and round_to_dtype apply
+// the same choice to every format; CUDA's fp16/bf16/fp32 conversions only
+// know nosat (overflow to Inf).
 enum class Saturation : std::uint8_t { satfinite, nosat };
 
 struct FormatInfo {

@@ -17,7 +17,9 @@ double round_via(double x, Saturation sat) {
 double round_to_dtype(double x, Dtype d, Saturation sat) {
   switch (d) {
     case Dtype::fp64: return x;
-    case Dtype::fp32: return static_cast<double>(static_cast<float>(x));
+    // Through the same rule as the narrow formats, so that satfinite clamps
+    // here too (the host cast only knows overflow to Inf).
+    case Dtype::fp32: return round_via<Fp32Format>(x, sat);
     case Dtype::fp16: return round_via<Fp16Format>(x, sat);
     case Dtype::bf16: return round_via<Bf16Format>(x, sat);
     case Dtype::fp8_e4m3: return round_via<Fp8E4M3Format>(x, sat);
