@@ -1,0 +1,62 @@
+#include "reports/cell_facts.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <utility>
+
+namespace ulpscope {
+
+CellKey cell_key(const Cell& c) {
+  return {c.op, c.dtype, c.out_dtype, c.accumulator, c.shape, c.distribution, c.n, c.seed,
+          c.axis, c.rows,  c.cols,      c.saturation};
+}
+
+std::string cell_label(const CellKey& k) {
+  std::string s = fmt::format("{} {}->{} {} {} {} n={} seed={}", k.op, k.dtype, k.out_dtype,
+                              k.accumulator, k.shape, k.distribution, k.n, k.seed);
+  if (k.axis != "all") s += fmt::format(" axis={}", k.axis);
+  if (k.rows || k.cols)
+    s += fmt::format(" [{}x{}]", k.rows ? fmt::to_string(*k.rows) : "?",
+                     k.cols ? fmt::to_string(*k.cols) : "?");
+  if (!k.saturation.empty()) s += " " + k.saturation;
+  return s;
+}
+
+bool is_failed(const Cell& c) { return c.status != "ok"; }
+
+bool is_non_deterministic(const Cell& c) {
+  return c.distinct_results > 1 || c.distinct_across_configs > 1 ||
+         c.distinct_across_permutations.value_or(0) > 1;
+}
+
+bool is_model_mismatch(const Cell& c) { return c.matches_model == false; }
+
+std::string short_number(std::optional<double> v) {
+  if (!v) return "n/a";
+  if (std::isnan(*v)) return "nan";
+  if (std::isinf(*v)) return *v > 0 ? "inf" : "-inf";
+  return fmt::format("{:.3g}", *v);
+}
+
+std::optional<double> finite_or_null(std::optional<double> v) {
+  if (v && !std::isfinite(*v)) return std::nullopt;
+  return v;
+}
+
+std::string error_note_for_export(const Cell& c) {
+  std::string note = c.error_note;
+  const std::pair<const char*, std::optional<double>> metrics[] = {
+      {"ulp_error", c.ulp_error},     {"rel_error", c.rel_error},
+      {"condition", c.condition},     {"bound_ratio", c.bound_ratio},
+      {"gbps", c.gbps},               {"fraction_of_cub", c.fraction_of_cub},
+      {"fraction_of_copy", c.fraction_of_copy}};
+  for (const auto& [name, value] : metrics) {
+    if (!value || std::isfinite(*value)) continue;
+    if (!note.empty()) note += "; ";
+    note += fmt::format("{} was {} (written as null)", name, short_number(value));
+  }
+  return note;
+}
+
+}  // namespace ulpscope

@@ -1,0 +1,45 @@
+#pragma once
+// What every report format says about a cell: its identity (the gate's key),
+// whether it failed or gave different bits, and how its numbers are shown.
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "accuracy/cell.hpp"
+
+namespace ulpscope {
+
+// The identity of a cell: what was run, not what came out. Two reports'
+// cells with equal keys are the same measurement (the gate compares them).
+struct CellKey {
+  std::string op, dtype, out_dtype, accumulator, shape, distribution;
+  std::int64_t n = 0;
+  std::uint64_t seed = 0;
+  std::string axis;
+  std::optional<std::int64_t> rows, cols;
+  std::string saturation;
+  auto operator<=>(const CellKey&) const = default;
+};
+
+CellKey cell_key(const Cell& c);
+// "sum fp16->fp16 fp32 tree normal n=1024 seed=1" (+ axis, rows x cols, saturation).
+std::string cell_label(const CellKey& k);
+inline std::string cell_label(const Cell& c) { return cell_label(cell_key(c)); }
+
+bool is_failed(const Cell& c);
+// Different bits over repeated runs, launch configurations or permutations.
+bool is_non_deterministic(const Cell& c);
+bool is_model_mismatch(const Cell& c);
+
+// A metric as printed in tables: "n/a" where undefined (SPEC: shown as
+// unknown, never invented), "{:.3g}" otherwise.
+std::string short_number(std::optional<double> v);
+
+// JSON has no Inf or NaN: such a metric is written as null, and the reason
+// goes into error_note. Returns the note to write.
+std::string error_note_for_export(const Cell& c);
+// The metric as exported: nullopt where undefined or non-finite.
+std::optional<double> finite_or_null(std::optional<double> v);
+
+}  // namespace ulpscope

@@ -1,0 +1,87 @@
+#pragma once
+// The CI gate (SPEC.md, "The four jobs", 2): a baseline report against a
+// current one, cell by cell. A regression is a cell that disappeared, failed,
+// got a larger max ulp error than the tolerance allows, stopped being
+// correctly rounded, became non-deterministic, stopped matching its CPU
+// model, or (optionally) lost throughput.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accuracy/cell.hpp"
+#include "formats/named_enum.hpp"
+#include "reports/cell_facts.hpp"
+
+namespace ulpscope {
+
+// Exit statuses of accuracy_report --gate.
+inline constexpr int kGatePass = 0;
+inline constexpr int kGateRegression = 1;
+inline constexpr int kGateInputError = 2;  // usage, unreadable or incomparable reports
+
+struct GateOptions {
+  double ulp_tolerance = 0;                   // allowed growth of max ulp_error, in ulps
+  std::optional<double> throughput_tolerance;  // allowed relative drop of GB/s (0.1: 10 %); unset: not checked
+};
+
+enum class FindingKind : std::uint8_t {
+  // Regressions.
+  cell_missing, failed, ulp_error_grew, ulp_error_undefined, no_longer_correctly_rounded,
+  became_non_deterministic, model_mismatch, throughput_dropped,
+  // Worth telling, not failing for.
+  new_cell, improved,
+};
+
+inline constexpr NameTable<FindingKind, 10> kFindingKindNames = {
+    {{FindingKind::cell_missing, "cell missing"},
+     {FindingKind::failed, "cell failed"},
+     {FindingKind::ulp_error_grew, "ulp error grew"},
+     {FindingKind::ulp_error_undefined, "ulp error undefined"},
+     {FindingKind::no_longer_correctly_rounded, "no longer correctly rounded"},
+     {FindingKind::became_non_deterministic, "became non-deterministic"},
+     {FindingKind::model_mismatch, "GPU differs from model"},
+     {FindingKind::throughput_dropped, "throughput dropped"},
+     {FindingKind::new_cell, "new cell"},
+     {FindingKind::improved, "improved"}}};
+
+constexpr std::string_view to_string(FindingKind k) { return name_in(kFindingKindNames, k); }
+constexpr bool is_regression(FindingKind k) { return k != FindingKind::new_cell && k != FindingKind::improved; }
+
+struct GateFinding {
+  FindingKind kind;
+  CellKey cell;
+  std::string change;  // "max ulp_error 0.5 -> 3 (tolerance 1)"
+};
+
+struct GateResult {
+  std::vector<GateFinding> findings;  // in baseline cell order, then new cells
+  std::size_t baseline_cells = 0, compared_cells = 0;
+  std::size_t throughput_unmeasured = 0;  // cells a throughput check could not compare (null GB/s)
+  std::string markdown;                   // the summary for a pull-request comment
+  std::size_t regressions() const;
+};
+
+// Throws ReportInputError (reports/json_report.hpp) when the reports cannot be
+// compared: another backend, other settings, a duplicated cell, or throughput
+// compared across devices.
+void check_comparable(const Report& baseline, const Report& current, const GateOptions& options);
+
+// check_comparable, then the cell-by-cell comparison and the summary.
+GateResult run_gate(const Report& baseline, const Report& current, const GateOptions& options);
+
+// kGatePass or kGateRegression.
+int gate_exit_status(const GateResult& result);
+
+// --baseline base.json --current cur.json: reads both, compares, and turns
+// every input problem into kGateInputError with one line in error.
+struct GateOutcome {
+  int status = kGateInputError;
+  std::string error;
+  std::optional<GateResult> result;
+};
+GateOutcome gate_report_files(const std::filesystem::path& baseline, const std::filesystem::path& current,
+                              const GateOptions& options);
+
+}  // namespace ulpscope

@@ -1,0 +1,289 @@
+#include "reports/json_report.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <ostream>
+#include <utility>
+
+#include "formats/hex_float.hpp"
+#include "reports/cell_facts.hpp"
+
+namespace ulpscope {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson number_or_null(std::optional<double> v) {
+  v = finite_or_null(v);
+  return v ? ojson(*v) : ojson(nullptr);
+}
+
+template <class T>
+ojson optional_value(const std::optional<T>& v) {
+  return v ? ojson(*v) : ojson(nullptr);
+}
+
+ojson cell_to_json(const Cell& c) {
+  ojson j;
+  j["op"] = c.op;
+  j["dtype"] = c.dtype;
+  j["out_dtype"] = c.out_dtype;
+  j["accumulator"] = c.accumulator;
+  j["shape"] = c.shape;
+  j["distribution"] = c.distribution;
+  j["n"] = c.n;
+  j["seed"] = c.seed;
+  j["rows"] = optional_value(c.rows);
+  j["cols"] = optional_value(c.cols);
+  j["axis"] = c.axis;
+  j["saturation"] = c.saturation.empty() ? ojson(nullptr) : ojson(c.saturation);
+  j["reference"] = {{"rounded", c.reference_rounded}, {"exact", c.reference_exact}};
+  j["result"] = c.result;
+  j["component"] = c.component;
+  j["ulp_error"] = number_or_null(c.ulp_error);
+  j["rel_error"] = number_or_null(c.rel_error);
+  j["condition"] = number_or_null(c.condition);
+  j["bound_ratio"] = number_or_null(c.bound_ratio);
+  j["error_note"] = error_note_for_export(c);
+  j["correctly_rounded"] = c.correctly_rounded;
+  j["matches_model"] = optional_value(c.matches_model);
+  j["runs"] = c.runs;
+  j["distinct_results"] = c.distinct_results;
+  j["configs"] = c.configs;
+  j["distinct_across_configs"] = c.distinct_across_configs;
+  j["permutations"] = optional_value(c.permutations);
+  j["distinct_across_permutations"] = optional_value(c.distinct_across_permutations);
+  j["gbps"] = number_or_null(c.gbps);
+  j["fraction_of_cub"] = number_or_null(c.fraction_of_cub);
+  j["fraction_of_copy"] = number_or_null(c.fraction_of_copy);
+  j["status"] = c.status;
+  j["note"] = c.note;
+  return j;
+}
+
+// One JSON object being read, with the path for messages ("cells[3]").
+class Fields {
+ public:
+  Fields(const nlohmann::json& obj, std::string path, std::string_view source)
+      : obj_(obj), path_(std::move(path)), source_(source) {
+    if (!obj_.is_object()) fail(path_, fmt::format("expected an object, found {}", obj_.type_name()));
+  }
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw ReportInputError(fmt::format("{}: {}: {}", source_, where, what));
+  }
+  std::string where(std::string_view key) const {
+    return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+  }
+  const nlohmann::json& need(std::string_view key) const {
+    const auto it = obj_.find(key);
+    if (it == obj_.end()) fail(where(key), "missing");
+    return *it;
+  }
+  [[noreturn]] void wrong(std::string_view key, const char* expected) const {
+    fail(where(key), fmt::format("expected {}, found {}", expected, need(key).type_name()));
+  }
+
+  std::string text(std::string_view key) const {
+    const auto& v = need(key);
+    if (!v.is_string()) wrong(key, "a string");
+    return v.get<std::string>();
+  }
+  std::string text_or_null(std::string_view key) const {
+    const auto it = obj_.find(key);
+    if (it == obj_.end() || it->is_null()) return {};
+    if (!it->is_string()) wrong(key, "a string or null");
+    return it->get<std::string>();
+  }
+  std::string hex(std::string_view key) const {
+    std::string s = text(key);
+    if (!parse_hex_float(s)) fail(where(key), fmt::format("\"{}\" is not a hex-float", s));
+    return s;
+  }
+  bool boolean(std::string_view key) const {
+    const auto& v = need(key);
+    if (!v.is_boolean()) wrong(key, "a boolean");
+    return v.get<bool>();
+  }
+  std::optional<bool> boolean_or_null(std::string_view key) const {
+    const auto& v = need(key);
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_boolean()) wrong(key, "a boolean or null");
+    return v.get<bool>();
+  }
+  std::optional<double> number_or_null(std::string_view key) const {
+    const auto& v = need(key);
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_number()) wrong(key, "a number or null");
+    return v.get<double>();
+  }
+  double number(std::string_view key) const {
+    const auto& v = need(key);
+    if (!v.is_number()) wrong(key, "a number");
+    return v.get<double>();
+  }
+  // An integer in [lo, hi]; absent or null allowed only through integer_or_null.
+  std::int64_t integer(std::string_view key, std::int64_t lo = std::numeric_limits<std::int64_t>::min(),
+                       std::int64_t hi = std::numeric_limits<std::int64_t>::max()) const {
+    return checked_integer(key, need(key), lo, hi);
+  }
+  std::optional<std::int64_t> integer_or_null(std::string_view key, std::int64_t lo,
+                                              std::int64_t hi) const {
+    const auto it = obj_.find(key);
+    if (it == obj_.end() || it->is_null()) return std::nullopt;
+    return checked_integer(key, *it, lo, hi);
+  }
+  std::uint64_t unsigned_integer(std::string_view key) const {
+    const auto& v = need(key);
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+    if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return v.get<std::uint64_t>();
+    wrong(key, "a non-negative integer");
+  }
+  Fields object(std::string_view key) const { return Fields(need(key), where(key), source_); }
+
+ private:
+  std::int64_t checked_integer(std::string_view key, const nlohmann::json& v, std::int64_t lo,
+                               std::int64_t hi) const {
+    if (!v.is_number_integer()) wrong(key, "an integer");
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
+      fail(where(key), fmt::format("{} is out of range", v.get<std::uint64_t>()));
+    const std::int64_t x = v.get<std::int64_t>();
+    if (x < lo || x > hi) fail(where(key), fmt::format("{} is out of range [{}, {}]", x, lo, hi));
+    return x;
+  }
+
+  const nlohmann::json& obj_;
+  std::string path_;
+  std::string_view source_;
+};
+
+constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+
+Cell cell_from_json(const Fields& f) {
+  Cell c;
+  c.op = f.text("op");
+  c.dtype = f.text("dtype");
+  c.out_dtype = f.text("out_dtype");
+  c.accumulator = f.text("accumulator");
+  c.shape = f.text("shape");
+  c.distribution = f.text("distribution");
+  c.n = f.integer("n", 0);
+  c.seed = f.unsigned_integer("seed");
+  c.rows = f.integer_or_null("rows", 0, std::numeric_limits<std::int64_t>::max());
+  c.cols = f.integer_or_null("cols", 0, std::numeric_limits<std::int64_t>::max());
+  c.axis = f.text("axis");
+  if (c.axis != "all" && c.axis != "inner" && c.axis != "outer")
+    f.fail(f.where("axis"), fmt::format("\"{}\" is not all, inner or outer", c.axis));
+  c.saturation = f.text_or_null("saturation");
+  const Fields ref = f.object("reference");
+  c.reference_rounded = ref.hex("rounded");
+  c.reference_exact = ref.text("exact");
+  c.result = f.hex("result");
+  c.component = f.text("component");
+  c.ulp_error = f.number_or_null("ulp_error");
+  c.rel_error = f.number_or_null("rel_error");
+  c.condition = f.number_or_null("condition");
+  c.bound_ratio = f.number_or_null("bound_ratio");
+  c.error_note = f.text("error_note");
+  c.correctly_rounded = f.boolean("correctly_rounded");
+  c.matches_model = f.boolean_or_null("matches_model");
+  c.runs = static_cast<int>(f.integer("runs", 0, kIntMax));
+  c.distinct_results = static_cast<int>(f.integer("distinct_results", 0, kIntMax));
+  c.configs = static_cast<int>(f.integer("configs", 0, kIntMax));
+  c.distinct_across_configs = static_cast<int>(f.integer("distinct_across_configs", 0, kIntMax));
+  if (auto p = f.integer_or_null("permutations", 0, kIntMax)) c.permutations = static_cast<int>(*p);
+  if (auto d = f.integer_or_null("distinct_across_permutations", 0, kIntMax))
+    c.distinct_across_permutations = static_cast<int>(*d);
+  c.gbps = f.number_or_null("gbps");
+  c.fraction_of_cub = f.number_or_null("fraction_of_cub");
+  c.fraction_of_copy = f.number_or_null("fraction_of_copy");
+  c.status = f.text("status");
+  if (c.status != "ok" && !(c.status.starts_with("failed: ") && c.status.size() > 8))
+    f.fail(f.where("status"), fmt::format("\"{}\" is neither \"ok\" nor \"failed: reason\"", c.status));
+  c.note = f.text("note");
+  return c;
+}
+
+}  // namespace
+
+nlohmann::ordered_json report_to_json(const Report& report) {
+  const auto& h = report.header;
+  ojson settings;
+  try {
+    settings = ojson::parse(h.settings_json);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument(fmt::format("report header: settings are not valid JSON: {}", e.what()));
+  }
+  if (!settings.is_object()) throw std::invalid_argument("report header: settings must be a JSON object");
+  ojson doc;
+  doc["schema"] = Report::kSchema;
+  doc["header"] = {{"version", h.version},           {"git_commit", h.git_commit},
+                   {"device", h.device},             {"backend", h.backend},
+                   {"build_flags", h.build_flags},   {"command_line", h.command_line},
+                   {"seconds", finite_or_null(h.seconds).value_or(0.0)},
+                   {"started_at", h.started_at},     {"settings", std::move(settings)}};
+  ojson cells = ojson::array();
+  for (const Cell& c : report.cells) cells.push_back(cell_to_json(c));
+  doc["cells"] = std::move(cells);
+  return doc;
+}
+
+void write_json(const Report& report, std::ostream& out) { out << report_to_json(report).dump(2) << '\n'; }
+
+Report report_from_json(const nlohmann::json& doc, std::string_view source) {
+  if (!doc.is_object())
+    throw ReportInputError(fmt::format("{}: not an ulpscope report (a JSON {}, not an object)", source,
+                                       doc.type_name()));
+  const auto schema = doc.find("schema");
+  if (schema == doc.end() || !schema->is_string())
+    throw ReportInputError(fmt::format("{}: not an ulpscope report (no \"schema\" string)", source));
+  if (schema->get<std::string>() != Report::kSchema)
+    throw ReportInputError(fmt::format("{}: schema \"{}\" is not supported (this build reads \"{}\")",
+                                       source, schema->get<std::string>(), Report::kSchema));
+  const Fields top(doc, "", source);
+  const Fields h = top.object("header");
+  Report report;
+  report.header.version = h.text("version");
+  report.header.git_commit = h.text("git_commit");
+  report.header.device = h.text("device");
+  report.header.backend = h.text("backend");
+  report.header.build_flags = h.text("build_flags");
+  report.header.command_line = h.text("command_line");
+  report.header.seconds = h.number("seconds");
+  report.header.started_at = h.text("started_at");
+  const auto& settings = h.need("settings");
+  if (!settings.is_object()) h.wrong("settings", "an object");
+  report.header.settings_json = settings.dump();
+  const auto& cells = top.need("cells");
+  if (!cells.is_array()) top.wrong("cells", "an array");
+  report.cells.reserve(cells.size());
+  for (std::size_t i = 0; i < cells.size(); ++i)
+    report.cells.push_back(cell_from_json(Fields(cells[i], fmt::format("cells[{}]", i), source)));
+  return report;
+}
+
+Report read_report(std::istream& in, std::string_view source) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 7: ...".
+    std::string what = e.what();
+    if (const auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+    throw ReportInputError(fmt::format("{}: not valid JSON: {}", source, what));
+  }
+  return report_from_json(doc, source);
+}
+
+Report read_report_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ReportInputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
+  return read_report(in, path.string());
+}
+
+}  // namespace ulpscope
