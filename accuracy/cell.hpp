@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ulpscope {
@@ -55,6 +56,9 @@ struct ReportHeader {
   // The matrix's settings (ops, dtypes, ... as lists of names; sizes; seeds;
   // repetitions), so that a gate can refuse a baseline made with others.
   std::string settings_json = "{}";
+  // Shapes this backend could not run, with the reason (cub on the CPU
+  // backend; cub_deterministic without CCCL >= 3.1): listed, never dropped.
+  std::vector<std::pair<std::string, std::string>> unavailable;
 };
 
 struct Report {
