@@ -90,8 +90,13 @@ IllConditionedInput generate_ill_conditioned(double condition, Dtype dtype, std:
   // sums go to fp32, SPEC.md "Ops"), so there only the values must fit.
   const bool narrow = is_fp8(dtype);
   const int e_room = narrow ? f.emax - 1 : f.emax - log2n - 2;
-  const int e_top = dot ? std::min((b + 3) / 4, narrow ? e_room : (e_room - 1) / 2)
+  int e_top = dot ? std::min((b + 3) / 4, narrow ? e_room : (e_room - 1) / 2)
                         : std::min((b + 1) / 2, e_room);
+  // And the aim T = sum|x| / condition, about n * 2^e_top / condition, must
+  // itself be a value of the format (it is not for fp8 with large n and a
+  // small condition).
+  const int e_aim_room = exponent_of(condition * f.max_finite / double(2 * n)) - 1;
+  if (!dot && e_aim_room >= f.emin) e_top = std::min(e_top, e_aim_room);
   const int spread = dot ? (b + 3) / 4 : (b + 1) / 2;
   const int e_first_lo = std::max(e_top - spread, f.emin);
 
