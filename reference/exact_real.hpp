@@ -5,6 +5,7 @@
 // expressions round to a thread-wide default precision behind one's back.
 #include <mpfr.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -46,5 +47,41 @@ class ExactReal {
  private:
   mpfr_t x_;
 };
+
+}  // namespace ulpscope
+
+namespace ulpscope {
+
+// Exact arithmetic on ExactReals: the result gets as many bits as it needs.
+// (MPFR rounds every operation to its destination's precision; these pick a
+// precision at which nothing is rounded.) NaN and Inf follow IEEE.
+inline ExactReal exact_add(const ExactReal& a, const ExactReal& b, int b_sign = 1) {
+  auto low_exponent = [](const ExactReal& v) { return mpfr_get_exp(v.get()) - v.precision(); };
+  mpfr_prec_t p = 2;
+  if (mpfr_regular_p(a.get()) && mpfr_regular_p(b.get())) {
+    const mpfr_exp_t top = std::max(mpfr_get_exp(a.get()), mpfr_get_exp(b.get()));
+    const mpfr_exp_t bottom = std::min(low_exponent(a), low_exponent(b));
+    p = static_cast<mpfr_prec_t>(top - bottom + 1);
+  } else {
+    p = std::max(a.precision(), b.precision());
+  }
+  ExactReal r(p);
+  if (b_sign >= 0) mpfr_add(r.get(), a.get(), b.get(), MPFR_RNDN);
+  else mpfr_sub(r.get(), a.get(), b.get(), MPFR_RNDN);
+  return r;
+}
+inline ExactReal exact_sub(const ExactReal& a, const ExactReal& b) { return exact_add(a, b, -1); }
+
+inline ExactReal exact_mul(const ExactReal& a, const ExactReal& b) {
+  ExactReal r(a.precision() + b.precision());
+  mpfr_mul(r.get(), a.get(), b.get(), MPFR_RNDN);
+  return r;
+}
+
+inline ExactReal exact_from_uint(unsigned long n) {
+  ExactReal r(64);
+  mpfr_set_ui(r.get(), n, MPFR_RNDN);
+  return r;
+}
 
 }  // namespace ulpscope

@@ -1,0 +1,359 @@
+#include "reference/exact_sum.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+namespace ulpscope {
+namespace {
+
+// The bits of an input type, as binary_format.hpp describes them.
+template <class T> struct Layout;
+template <>
+struct Layout<float> {
+  using bits = std::uint32_t;
+  static constexpr int width = 32, man_bits = 23, bias = 127;
+  static constexpr bits special_from = 0x7F800000u;  // Inf, NaN
+};
+template <class F>
+struct Layout<SmallFloat<F>> {
+  using bits = typename F::storage;
+  static constexpr int width = F::bits, man_bits = F::man_bits, bias = F::bias;
+  // The smallest magnitude pattern that is Inf or NaN (E4M3: only NaN).
+  static constexpr bits special_from = F::has_infinity ? F::inf_bits : F::nan_bits;
+};
+
+inline std::uint32_t bits_of(float v) { return std::bit_cast<std::uint32_t>(v); }
+template <class F>
+inline typename F::storage bits_of(SmallFloat<F> v) { return v.bits; }
+
+template <class T>
+constexpr typename Layout<T>::bits kMagnitudeMask =
+    static_cast<typename Layout<T>::bits>((std::uint64_t(1) << (Layout<T>::width - 1)) - 1);
+
+// Exact widening of a finite value by moving its fields into a float and
+// scaling by the bias difference (2^(127 - bias), exact in double); the float
+// is subnormal exactly when the value is, so no branch is needed.
+template <class T, bool Magnitude>
+inline double widen(typename Layout<T>::bits u) {
+  using L = Layout<T>;
+  const std::uint32_t mag = std::uint32_t(u & kMagnitudeMask<T>) << (23 - L::man_bits);
+  const std::uint32_t sign = Magnitude ? 0u : std::uint32_t(u >> (L::width - 1)) << 31;
+  constexpr double scale = std::bit_cast<double>(std::uint64_t(127 - L::bias + 1023) << 52);
+  return double(std::bit_cast<float>(sign | mag)) * scale;
+}
+
+constexpr bool is_product(Terms k) { return k == Terms::product || k == Terms::product_magnitude; }
+constexpr bool is_magnitude(Terms k) { return k == Terms::magnitude || k == Terms::product_magnitude; }
+
+// Blocks of 256 terms: a block's terms, extracted against sigma = 2^k with
+// 2^k >= 256 * max|t|, leave parts whose sum is exact in double (Rump, Ogita,
+// Oishi 2008, "Accurate floating-point summation, part I", Lemma 3.3 and
+// Algorithm 3.4); each level takes 53 - 8 = 45 bits below sigma.
+constexpr std::size_t kBlock = 256;
+constexpr int kBlockLog2 = 8;
+constexpr int kLanes = 8;
+constexpr int kMaxLevels = 3;
+constexpr std::uint64_t kDoubleMagnitude = 0x7FFFFFFFFFFFFFFFull;
+
+struct BlockStats {
+  std::uint64_t max_magnitude = 0;  // the largest |t| as bits (their order is the values' order)
+  std::uint64_t all_bits_and = ~std::uint64_t(0);
+  bool special = false;  // an input is Inf or NaN: t is meaningless
+};
+
+// GCC vector extensions: eight lanes, lowered to whatever the clone's
+// instruction set has (AVX-512, AVX2, SSE2).
+typedef double VecD __attribute__((vector_size(64)));
+typedef std::uint64_t VecU64 __attribute__((vector_size(64)));
+typedef std::int64_t VecI64 __attribute__((vector_size(64)));
+typedef std::uint32_t VecU32 __attribute__((vector_size(32)));
+typedef float VecF __attribute__((vector_size(32)));
+
+template <class T>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+bool has_special(const T* x, std::size_t n) {
+  typename Layout<T>::bits m = 0;
+  for (std::size_t i = 0; i < n; ++i) m = std::max<typename Layout<T>::bits>(m, bits_of(x[i]) & kMagnitudeMask<T>);
+  return m >= Layout<T>::special_from;
+}
+
+template <class T>
+inline VecU32 load_bits8(const T* p) {
+  using B = typename Layout<T>::bits;
+  typedef B VecB __attribute__((vector_size(kLanes * sizeof(B))));
+  VecB raw;
+  std::memcpy(&raw, p, sizeof raw);
+  return __builtin_convertvector(raw, VecU32);
+}
+
+// widen() on eight values at once.
+template <class T, bool Magnitude>
+inline VecD widen8(VecU32 u) {
+  using L = Layout<T>;
+  VecU32 w = (u & std::uint32_t(kMagnitudeMask<T>)) << (23 - L::man_bits);
+  if constexpr (!Magnitude) w |= (u >> (L::width - 1)) << 31;
+  constexpr double scale = std::bit_cast<double>(std::uint64_t(127 - L::bias + 1023) << 52);
+  return __builtin_convertvector((VecF)w, VecD) * scale;
+}
+
+#define ULPSCOPE_MAX_U64(a, b) ((a) > (b) ? (a) : (b))
+
+// The terms of one full block as doubles, and their statistics.
+template <class T, Terms K>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+BlockStats fill_terms(const T* __restrict x, const T* __restrict y, double* __restrict t) {
+  constexpr bool mag = is_magnitude(K);
+  VecU32 raw_max = {};
+  VecU64 mx = {};
+  VecU64 an = ~VecU64{};
+  for (std::size_t i = 0; i < kBlock; i += kLanes) {
+    const VecU32 ux = load_bits8(x + i);
+    raw_max = raw_max > (ux & std::uint32_t(kMagnitudeMask<T>)) ? raw_max : (ux & std::uint32_t(kMagnitudeMask<T>));
+    VecD v = widen8<T, mag>(ux);
+    if constexpr (K == Terms::square) v = v * v;
+    if constexpr (is_product(K)) {
+      const VecU32 uy = load_bits8(y + i);
+      raw_max = raw_max > (uy & std::uint32_t(kMagnitudeMask<T>)) ? raw_max : (uy & std::uint32_t(kMagnitudeMask<T>));
+      v = v * widen8<T, mag>(uy);
+    }
+    std::memcpy(t + i, &v, sizeof v);
+    const VecU64 b = (VecU64)v;
+    mx = ULPSCOPE_MAX_U64(mx, b & kDoubleMagnitude);
+    an &= b;
+  }
+  BlockStats s;
+  std::uint32_t rm = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    s.max_magnitude = std::max<std::uint64_t>(s.max_magnitude, mx[l]);
+    s.all_bits_and &= an[l];
+    rm = std::max(rm, raw_max[l]);
+  }
+  s.special = rm >= Layout<T>::special_from;
+  return s;
+}
+
+// One extraction level: t_i = q_i + r_i with q_i a multiple of 2^(k-53);
+// t keeps the r_i. Returns the exact sum of the q_i and the largest |r_i|.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+double extract_level(double* __restrict t, double sigma, std::uint64_t* __restrict max_residual) {
+  VecD s0 = {}, s1 = {};
+  VecU64 m0 = {}, m1 = {};
+  for (std::size_t i = 0; i < kBlock; i += 2 * kLanes) {
+    VecD a, b;
+    std::memcpy(&a, t + i, sizeof a);
+    std::memcpy(&b, t + i + kLanes, sizeof b);
+    const VecD qa = (sigma + a) - sigma, qb = (sigma + b) - sigma;
+    const VecD ra = a - qa, rb = b - qb;
+    std::memcpy(t + i, &ra, sizeof ra);
+    std::memcpy(t + i + kLanes, &rb, sizeof rb);
+    s0 += qa;
+    s1 += qb;
+    m0 = ULPSCOPE_MAX_U64(m0, (VecU64)ra & kDoubleMagnitude);
+    m1 = ULPSCOPE_MAX_U64(m1, (VecU64)rb & kDoubleMagnitude);
+  }
+  const VecD s = s0 + s1;  // every partial sum is exact (the lemma's bound)
+  double sum = 0;
+  std::uint64_t m = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    sum += s[l];
+    m = std::max<std::uint64_t>(m, std::max(m0[l], m1[l]));
+  }
+  *max_residual = m;
+  return sum;
+}
+
+// sigma = 2^k with 2^k >= 2^kBlockLog2 * |t| for every |t| <= the given magnitude.
+inline double sigma_above(std::uint64_t max_magnitude) {
+  const int e = int(max_magnitude >> 52) - 1023;  // floor(log2) for normal doubles
+  return std::ldexp(1.0, std::max(e, -1022) + 1 + kBlockLog2);
+}
+
+// For blocks whose terms span too many binades: exponent-indexed integer bins
+// (one bin per sign and exponent field, the significand added as an integer;
+// ExBLAS, Collange et al. 2015). The bins keep a count in their top bits, so
+// the hidden bit need not be computed per element: bin = count * 2^41 +
+// sum of fraction fields, valid for fewer than 2^18 additions per bin.
+template <class T, bool Magnitude>
+class ExponentBins {
+  using L = Layout<T>;
+  static constexpr int kIndexBits = L::width - L::man_bits;  // sign + exponent field
+  static constexpr int kCopies = 4;                          // breaks store-to-load chains
+  static constexpr std::uint64_t kCountUnit = std::uint64_t(1) << 41;
+  static constexpr std::size_t kFlushAfter = std::size_t(1) << 18;
+
+ public:
+  ExponentBins() { clear(); }
+  void add(const T* x, std::size_t n, ExactAccumulator& acc) {
+    if (pending_ + n >= kFlushAfter) flush(acc);
+    pending_ += n;
+    const std::uint64_t frac_mask = (std::uint64_t(1) << L::man_bits) - 1;
+    const auto index_mask = Magnitude ? kMagnitudeMask<T> : typename L::bits(~typename L::bits(0));
+    std::size_t i = 0;
+    for (; i + kCopies <= n; i += kCopies)
+      for (int c = 0; c < kCopies; ++c) {
+        const auto u = bits_of(x[i + c]);
+        bins_[c][(u & index_mask) >> L::man_bits] += (u & frac_mask) | kCountUnit;
+      }
+    for (; i < n; ++i) {
+      const auto u = bits_of(x[i]);
+      bins_[0][(u & index_mask) >> L::man_bits] += (u & frac_mask) | kCountUnit;
+    }
+  }
+  void flush(ExactAccumulator& acc) {
+    constexpr int field_bits = kIndexBits - 1;
+    for (std::size_t idx = 0; idx < (std::size_t(1) << kIndexBits); ++idx) {
+      std::uint64_t v = 0;
+      for (int c = 0; c < kCopies; ++c) v += bins_[c][idx];
+      if (v == 0) continue;
+      const std::uint64_t count = v >> 41, frac_sum = v & (kCountUnit - 1);
+      const bool negative = (idx >> field_bits) != 0;
+      const int field = int(idx & ((1u << field_bits) - 1));
+      // Finite values only reach here (blocks with Inf or NaN take the exact
+      // scalar path), so field is a finite exponent.
+      const std::uint64_t m = field == 0 ? frac_sum : frac_sum + (count << L::man_bits);
+      if (m == 0) {
+        acc.add_zeros(negative, count);
+        continue;
+      }
+      const int e = std::max(field, 1) - L::bias - L::man_bits;
+      acc.add_scaled(negative ? -std::int64_t(m) : std::int64_t(m), e);
+    }
+    clear();
+  }
+
+ private:
+  void clear() {
+    std::memset(bins_, 0, sizeof bins_);
+    pending_ = 0;
+  }
+  alignas(64) std::uint64_t bins_[kCopies][std::size_t(1) << kIndexBits];
+  std::size_t pending_ = 0;
+};
+
+template <class T, Terms K>
+void accumulate_serial(const T* x, const T* y, std::size_t n, ExactAccumulator& acc) {
+  constexpr bool mag = is_magnitude(K);
+  constexpr bool binnable = K == Terms::value || K == Terms::magnitude;
+  ExponentBins<T, mag> bins;
+  alignas(64) double t[kBlock];
+  int skip = 0, streak = 0;  // after failed blocks, go straight to the bins for a while
+  for (std::size_t start = 0; start < n; start += kBlock) {
+    const std::size_t len = std::min(kBlock, n - start);
+    const T* xb = x + start;
+    const T* yb = is_product(K) ? y + start : nullptr;
+    if (binnable && skip > 0 && !has_special(xb, len)) {
+      --skip;
+      bins.add(xb, len, acc);
+      continue;
+    }
+    BlockStats stats;
+    if (len == kBlock) {
+      stats = fill_terms<T, K>(xb, yb, t);
+    } else {  // the last, partial block: zero padding adds nothing
+      T xs[kBlock] = {}, ys[kBlock] = {};
+      std::copy(xb, xb + len, xs);
+      if (yb) std::copy(yb, yb + len, ys);
+      stats = fill_terms<T, K>(xs, ys, t);
+      stats.all_bits_and = ~std::uint64_t(0);
+      for (std::size_t i = 0; i < len; ++i) stats.all_bits_and &= std::bit_cast<std::uint64_t>(t[i]);
+    }
+    if (stats.special) {
+      // Inf or NaN: the terms in IEEE arithmetic, one by one.
+      for (std::size_t i = 0; i < len; ++i) {
+        const double a = to_double(xb[i]);
+        if constexpr (K == Terms::value) acc.add(a);
+        else if constexpr (K == Terms::magnitude) acc.add(std::fabs(a));
+        else if constexpr (K == Terms::square) acc.add_product(a, a);
+        else if constexpr (K == Terms::product) acc.add_product(a, to_double(yb[i]));
+        else acc.add_product(std::fabs(a), std::fabs(to_double(yb[i])));
+      }
+      continue;
+    }
+    if (stats.max_magnitude == 0) {  // only zeros: all -0 or not
+      acc.add_zeros((stats.all_bits_and >> 63) != 0, len);
+      continue;
+    }
+    double level_sum[kMaxLevels];
+    int levels = 0;
+    std::uint64_t residual = stats.max_magnitude;
+    while (residual != 0 && levels < kMaxLevels)
+      level_sum[levels++] = extract_level(t, sigma_above(residual), &residual);
+    if (residual == 0 || !binnable) {
+      for (int l = 0; l < levels; ++l) acc.add(level_sum[l]);
+      if (residual != 0)
+        for (std::size_t i = 0; i < len; ++i) acc.add(t[i]);  // exact leftovers
+      streak = 0;
+      continue;
+    }
+    // Too wide for the levels: bin the block's values instead.
+    bins.add(xb, len, acc);
+    skip = std::min(1 << std::min(++streak, 6), 64);
+  }
+  if constexpr (binnable) bins.flush(acc);
+}
+
+template <class T, Terms K>
+void accumulate_parallel(const T* x, const T* y, std::size_t n, ExactAccumulator& acc) {
+  constexpr std::size_t kParallelFrom = std::size_t(1) << 21;
+  if (n < kParallelFrom) return accumulate_serial<T, K>(x, y, n, acc);
+  const std::size_t half = (n / 2) / kBlock * kBlock;
+  ExactAccumulator upper;
+  std::thread worker([&] { accumulate_serial<T, K>(x + half, y ? y + half : nullptr, n - half, upper); });
+  accumulate_serial<T, K>(x, y, half, acc);
+  worker.join();
+  acc.merge(upper);
+}
+
+}  // namespace
+
+template <class T>
+void accumulate(Terms terms, std::span<const T> x, std::span<const T> y, ExactAccumulator& acc) {
+  if (is_product(terms) && y.size() != x.size())
+    throw std::invalid_argument("exact dot product: the two vectors differ in length");
+  const T* xp = x.data();
+  const T* yp = y.data();
+  const std::size_t n = x.size();
+  switch (terms) {
+    case Terms::value: return accumulate_parallel<T, Terms::value>(xp, nullptr, n, acc);
+    case Terms::magnitude: return accumulate_parallel<T, Terms::magnitude>(xp, nullptr, n, acc);
+    case Terms::square: return accumulate_parallel<T, Terms::square>(xp, nullptr, n, acc);
+    case Terms::product: return accumulate_parallel<T, Terms::product>(xp, yp, n, acc);
+    case Terms::product_magnitude:
+      return accumulate_parallel<T, Terms::product_magnitude>(xp, yp, n, acc);
+  }
+}
+
+template void accumulate<float>(Terms, std::span<const float>, std::span<const float>, ExactAccumulator&);
+template void accumulate<Fp16>(Terms, std::span<const Fp16>, std::span<const Fp16>, ExactAccumulator&);
+template void accumulate<Bf16>(Terms, std::span<const Bf16>, std::span<const Bf16>, ExactAccumulator&);
+template void accumulate<Fp8E4M3>(Terms, std::span<const Fp8E4M3>, std::span<const Fp8E4M3>,
+                                  ExactAccumulator&);
+template void accumulate<Fp8E5M2>(Terms, std::span<const Fp8E5M2>, std::span<const Fp8E5M2>,
+                                  ExactAccumulator&);
+
+ExactReal exact_reduce(Terms terms, const TypedArray& x, const TypedArray* y) {
+  if (is_product(terms) && (y == nullptr || y->dtype() != x.dtype() || y->size() != x.size()))
+    throw std::invalid_argument("exact dot product: needs a second vector of the same format and length");
+  ExactAccumulator acc;
+  visit_typed(x, [&](const auto& v) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    std::span<const T> ys;
+    if (is_product(terms)) ys = y->as<T>();
+    accumulate<T>(terms, std::span<const T>(v), ys, acc);
+  });
+  return acc.value();
+}
+
+ExactReal exact_variance_numerator(const ExactReal& sum, const ExactReal& sumsq, std::size_t n) {
+  return exact_sub(exact_mul(exact_from_uint(n), sumsq), exact_mul(sum, sum));
+}
+
+ExactReal exact_variance_numerator(const TypedArray& x) {
+  return exact_variance_numerator(exact_sum(x), exact_sumsq(x), x.size());
+}
+
+}  // namespace ulpscope

@@ -1,0 +1,346 @@
+#include "reference/op_reference.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "reference/exact_sum.hpp"
+#include "reference/round_to_format.hpp"
+#include "reference/ziv.hpp"
+
+namespace ulpscope {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+ExactReal special(double v) {  // NaN, +-Inf or a signed zero
+  ExactReal r(2);
+  mpfr_set_d(r.get(), v, MPFR_RNDN);
+  return r;
+}
+
+Reference from_ziv(ZivResult z, OutputFormat out) {
+  Reference r;
+  r.exact = std::move(z.value);
+  r.exact_is_exact = z.exact;
+  r.rounded = round_to_format(r.exact, out.dtype, out.sat);
+  r.exact_decimal = exact_decimal(r.exact);
+  r.working_precision = z.precision;
+  return r;
+}
+
+mpfr_exp_t exponent(const ExactReal& v) { return mpfr_get_exp(v.get()); }
+
+// a / b at precision p; b is not zero.
+Approximation quotient(const ExactReal& a, const ExactReal& b, mpfr_prec_t p) {
+  Approximation r{ExactReal(p)};
+  r.exact = mpfr_div(r.value.get(), a.get(), b.get(), MPFR_RNDN) == 0;
+  r.error_exponent = exponent(r.value) - p;  // half an ulp
+  return r;
+}
+
+// sqrt(a / b) at precision p: two roundings of 2^-p each, relative error
+// below 2^(1 - p), so below 2^(EXP - p + 1) absolutely.
+Approximation root_of_quotient(const ExactReal& a, const ExactReal& b, mpfr_prec_t p) {
+  Approximation r{ExactReal(p)};
+  ExactReal q(p);
+  const int t1 = mpfr_div(q.get(), a.get(), b.get(), MPFR_RNDN);
+  const int t2 = mpfr_sqrt(r.value.get(), q.get(), MPFR_RNDN);
+  r.exact = t1 == 0 && t2 == 0;
+  r.error_exponent = exponent(r.value) - p + 1;
+  return r;
+}
+
+ExactReal exact_from_int(std::size_t n) { return exact_from_uint(static_cast<unsigned long>(n)); }
+
+// Q / n + eps as (Q + n eps) / n: the numerator exactly.
+ExactReal shifted_sumsq(const ExactReal& q, std::size_t n, double eps) {
+  return exact_add(q, exact_mul(exact_from_int(n), ExactReal::from_double(eps)));
+}
+
+double widened(const TypedArray& x, std::size_t i) { return x.at(i); }
+
+}  // namespace
+
+Reference exact_reference(ExactReal exact, OutputFormat out) {
+  Reference r;
+  r.exact = std::move(exact);
+  r.exact_is_exact = true;
+  r.rounded = round_to_format(r.exact, out.dtype, out.sat);
+  r.exact_decimal = exact_decimal(r.exact);
+  return r;
+}
+
+Reference sum_reference(const TypedArray& x, OutputFormat out) { return exact_reference(exact_sum(x), out); }
+Reference dot_reference(const TypedArray& x, const TypedArray& y, OutputFormat out) {
+  return exact_reference(exact_dot(x, y), out);
+}
+Reference sumsq_reference(const TypedArray& x, OutputFormat out) {
+  return exact_reference(exact_sumsq(x), out);
+}
+
+namespace {
+
+Reference mean_from_sum(const ExactReal& s, std::size_t n, OutputFormat out) {
+  if (n == 0) return exact_reference(special(kNaN), out);
+  if (!mpfr_regular_p(s.get())) return exact_reference(s, out);  // NaN, Inf, signed zero: S / n is S
+  const ExactReal count = exact_from_int(n);
+  return from_ziv(ziv_round([&](mpfr_prec_t p) { return quotient(s, count, p); }, out.dtype, out.sat), out);
+}
+
+}  // namespace
+
+Reference mean_reference(const TypedArray& x, OutputFormat out) {
+  return mean_from_sum(exact_sum(x), x.size(), out);
+}
+
+Reference norm2_reference(const TypedArray& x, OutputFormat out) {
+  const ExactReal q = exact_sumsq(x);
+  if (!mpfr_regular_p(q.get())) return exact_reference(q, out);  // NaN, +Inf, +0
+  const ExactReal one = exact_from_int(1);
+  return from_ziv(ziv_round([&](mpfr_prec_t p) { return root_of_quotient(q, one, p); }, out.dtype, out.sat),
+                  out);
+}
+
+Reference rms_reference(const TypedArray& x, double eps, OutputFormat out) {
+  const std::size_t n = x.size();
+  if (n == 0) return exact_reference(special(kNaN), out);
+  const ExactReal t = shifted_sumsq(exact_sumsq(x), n, eps);
+  if (!mpfr_regular_p(t.get())) {  // NaN, Inf, or zero (all zeros and eps = 0)
+    ExactReal r(2);
+    mpfr_sqrt(r.get(), t.get(), MPFR_RNDN);
+    return exact_reference(r, out);
+  }
+  if (mpfr_sgn(t.get()) < 0) return exact_reference(special(kNaN), out);  // negative eps
+  const ExactReal count = exact_from_int(n);
+  return from_ziv(ziv_round([&](mpfr_prec_t p) { return root_of_quotient(t, count, p); }, out.dtype, out.sat),
+                  out);
+}
+
+MeanVarReference mean_var_reference(const TypedArray& x, OutputFormat out) {
+  const std::size_t n = x.size();
+  const ExactReal s = exact_sum(x);
+  MeanVarReference r{mean_from_sum(s, n, out), exact_reference(special(kNaN), out)};
+  if (n == 0) return r;
+  const ExactReal q = exact_sumsq(x);
+  if (!mpfr_number_p(s.get()) || !mpfr_number_p(q.get())) return r;  // Inf - Inf: NaN
+  const ExactReal numerator = exact_variance_numerator(s, q, n);
+  if (mpfr_zero_p(numerator.get())) {
+    r.variance = exact_reference(special(0.0), out);
+    return r;
+  }
+  const ExactReal n2 = exact_mul(exact_from_int(n), exact_from_int(n));
+  r.variance = from_ziv(ziv_round([&](mpfr_prec_t p) { return quotient(numerator, n2, p); }, out.dtype, out.sat),
+                        out);
+  return r;
+}
+
+namespace {
+
+// IEEE 754-2019 maximum (5.3.1): NaN if either is NaN, and -0 < +0.
+double ieee_maximum(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return kNaN;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+double ieee_minimum(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return kNaN;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+template <class Pick>
+Reference selection(const TypedArray& x, double identity, Pick pick, bool magnitude, OutputFormat out) {
+  double v = identity;
+  const std::vector<double> xs = x.to_doubles();
+  for (double e : xs) v = pick(v, magnitude ? std::fabs(e) : e);
+  return exact_reference(ExactReal::from_double(v), out);
+}
+
+}  // namespace
+
+Reference max_reference(const TypedArray& x, OutputFormat out) {
+  return selection(x, -HUGE_VAL, ieee_maximum, false, out);
+}
+Reference min_reference(const TypedArray& x, OutputFormat out) {
+  return selection(x, HUGE_VAL, ieee_minimum, false, out);
+}
+Reference amax_reference(const TypedArray& x, OutputFormat out) {
+  return selection(x, 0.0, ieee_maximum, true, out);
+}
+
+Reference logsumexp_reference(const TypedArray& x, OutputFormat out) {
+  std::vector<double> v;  // the terms that add something: -Inf gives exp = 0
+  bool pos_inf = false;
+  for (double e : x.to_doubles()) {
+    if (std::isnan(e)) return exact_reference(special(kNaN), out);
+    if (e == HUGE_VAL) pos_inf = true;
+    if (e != -HUGE_VAL) v.push_back(e);
+  }
+  if (pos_inf) return exact_reference(special(HUGE_VAL), out);
+  if (v.empty()) return exact_reference(special(-HUGE_VAL), out);
+  // One term: log(exp(x)) = x. Otherwise the result is transcendental
+  // (Lindemann-Weierstrass: distinct exponentials of algebraic numbers are
+  // linearly independent), so Ziv's loop ends without an exactness test.
+  if (v.size() == 1) return exact_reference(ExactReal::from_double(v[0]), out);
+  const double m = *std::max_element(v.begin(), v.end());
+  const ExactReal mx = ExactReal::from_double(m);
+  const double log2n = std::log2(double(v.size()));
+  auto evaluate = [&](mpfr_prec_t p) {
+    // L = m + log(sum exp(x_i - m)); the sum S is at least 1 (the term of m).
+    // Terms below 2^-(p + log2 n + 2) are dropped: together they change S
+    // by less than 2^-(p+2) relative to it. Then (each rounding 2^-p):
+    // exp's and mpfr_sum's roundings and the dropped part leave S with a
+    // relative error below 2^(2-p); log turns it into an absolute error
+    // below 2^(3-p); log and the final addition add half an ulp each.
+    const double cutoff = -(double(p) + log2n + 2) * std::log(2.0) - 1;
+    std::vector<ExactReal> terms;
+    terms.reserve(v.size());
+    ExactReal d(320);  // x_i - m is exact at 320 bits: fp32's range spans 277
+    for (double e : v) {
+      if (e - m < cutoff) continue;
+      mpfr_set_d(d.get(), e, MPFR_RNDN);
+      mpfr_sub(d.get(), d.get(), mx.get(), MPFR_RNDN);
+      ExactReal t(p);
+      mpfr_exp(t.get(), d.get(), MPFR_RNDN);
+      terms.push_back(std::move(t));
+    }
+    std::vector<mpfr_ptr> ptrs;
+    ptrs.reserve(terms.size());
+    for (auto& t : terms) ptrs.push_back(t.get());
+    ExactReal s(p), l(p);
+    mpfr_sum(s.get(), ptrs.data(), ptrs.size(), MPFR_RNDN);
+    mpfr_log(l.get(), s.get(), MPFR_RNDN);
+    Approximation a{ExactReal(p)};
+    mpfr_add(a.value.get(), mx.get(), l.get(), MPFR_RNDN);
+    mpfr_exp_t top = 3;
+    if (mpfr_regular_p(l.get())) top = std::max(top, exponent(l));
+    if (mpfr_regular_p(a.value.get())) top = std::max(top, exponent(a.value));
+    a.error_exponent = top - p + 2;
+    return a;
+  };
+  return from_ziv(ziv_round(evaluate, out.dtype, out.sat), out);
+}
+
+namespace {
+
+void check_affine(std::size_t n, std::span<const double> gamma, std::span<const double> beta) {
+  if ((!gamma.empty() && gamma.size() != n) || (!beta.empty() && beta.size() != n))
+    throw std::invalid_argument("norm reference: gamma and beta need one value per element");
+}
+
+// y_i = a_i / sqrt(w / c) + b_i for every element, each by Ziv's loop; the
+// root is shared between the elements at each precision. a_i is exact.
+// Errors: the root has a relative error below 2^(1-p), the quotient adds
+// 2^-p: z = a/r is within 2^(EXP(z) - p + 2); the addition of b adds half an
+// ulp of y.
+std::vector<Reference> scaled_by_root(const std::vector<ExactReal>& a, const ExactReal& w,
+                                      const ExactReal& c, std::span<const double> beta, OutputFormat out) {
+  std::vector<Reference> refs;
+  refs.reserve(a.size());
+  std::vector<std::pair<mpfr_prec_t, Approximation>> roots;  // the root at each precision used so far
+  auto root_at = [&](mpfr_prec_t p) -> const Approximation& {
+    for (auto& [q, r] : roots)
+      if (q == p) return r;
+    roots.emplace_back(p, root_of_quotient(w, c, p));
+    return roots.back().second;
+  };
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const ExactReal b = ExactReal::from_double(beta.empty() ? 0.0 : beta[i]);
+    auto evaluate = [&](mpfr_prec_t p) {
+      const Approximation& r = root_at(p);
+      ExactReal z(p);
+      const int tz = mpfr_div(z.get(), a[i].get(), r.value.get(), MPFR_RNDN);
+      Approximation y{ExactReal(p)};
+      const int ty = mpfr_add(y.value.get(), z.get(), b.get(), MPFR_RNDN);
+      y.exact = r.exact && tz == 0 && ty == 0;
+      mpfr_exp_t top = mpfr_regular_p(z.get()) ? exponent(z) + 2 : mpfr_get_emin();
+      if (mpfr_regular_p(y.value.get())) top = std::max(top, exponent(y.value));
+      y.error_exponent = top - p + 1;
+      if (mpfr_zero_p(z.get())) y.exact = ty == 0;  // a_i = 0: y = b
+      return y;
+    };
+    refs.push_back(from_ziv(ziv_round(evaluate, out.dtype, out.sat), out));
+  }
+  return refs;
+}
+
+// Every element NaN, or IEEE's a_i / Inf, when the row's statistics are not
+// finite (or the root is 0, as for a row of zeros with eps = 0: 0/0).
+std::vector<Reference> degenerate_norm(const std::vector<ExactReal>& a, const ExactReal& root_arg,
+                                       std::span<const double> beta, OutputFormat out) {
+  std::vector<Reference> refs;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ExactReal r(2), y(2);
+    mpfr_sqrt(r.get(), root_arg.get(), MPFR_RNDN);
+    ExactReal q(64);
+    mpfr_div(q.get(), a[i].get(), r.get(), MPFR_RNDN);  // finite / Inf = 0; 0 / 0 = NaN
+    mpfr_set_prec(y.get(), 64);
+    mpfr_add_d(y.get(), q.get(), beta.empty() ? 0.0 : beta[i], MPFR_RNDN);
+    refs.push_back(exact_reference(y, out));
+  }
+  return refs;
+}
+
+}  // namespace
+
+std::vector<Reference> rmsnorm_reference(const TypedArray& x, std::span<const double> gamma, double eps,
+                                         OutputFormat out) {
+  const std::size_t n = x.size();
+  check_affine(n, gamma, {});
+  if (n == 0) return {};
+  std::vector<ExactReal> a;  // x_i * gamma_i, exactly
+  for (std::size_t i = 0; i < n; ++i)
+    a.push_back(exact_mul(ExactReal::from_double(widened(x, i)),
+                          ExactReal::from_double(gamma.empty() ? 1.0 : gamma[i])));
+  const ExactReal t = shifted_sumsq(exact_sumsq(x), n, eps);
+  if (!mpfr_regular_p(t.get()) || mpfr_sgn(t.get()) < 0) return degenerate_norm(a, t, {}, out);
+  return scaled_by_root(a, t, exact_from_int(n), {}, out);
+}
+
+std::vector<Reference> layernorm_reference(const TypedArray& x, std::span<const double> gamma,
+                                           std::span<const double> beta, double eps, OutputFormat out) {
+  const std::size_t n = x.size();
+  check_affine(n, gamma, beta);
+  if (n == 0) return {};
+  const ExactReal s = exact_sum(x), q = exact_sumsq(x);
+  const ExactReal count = exact_from_int(n);
+  std::vector<ExactReal> a;  // (n x_i - S) * gamma_i, exactly
+  for (std::size_t i = 0; i < n; ++i) {
+    const ExactReal d = exact_sub(exact_mul(count, ExactReal::from_double(widened(x, i))), s);
+    a.push_back(exact_mul(d, ExactReal::from_double(gamma.empty() ? 1.0 : gamma[i])));
+  }
+  // n^2 (var + eps) = n Q - S^2 + n^2 eps
+  ExactReal w = special(kNaN);
+  if (mpfr_number_p(s.get()) && mpfr_number_p(q.get()))
+    w = exact_add(exact_variance_numerator(s, q, n),
+                  exact_mul(exact_mul(count, count), ExactReal::from_double(eps)));
+  if (!mpfr_regular_p(w.get()) || mpfr_sgn(w.get()) < 0) return degenerate_norm(a, w, beta, out);
+  return scaled_by_root(a, w, exact_from_int(1), beta, out);
+}
+
+std::int64_t line_count(std::int64_t rows, std::int64_t cols, Along along) {
+  return along == Along::inner ? rows : cols;
+}
+
+TypedArray line_of(const TypedArray& x, std::int64_t rows, std::int64_t cols, Along along, std::int64_t j) {
+  if (rows < 0 || cols < 0 || static_cast<std::size_t>(rows * cols) != x.size())
+    throw std::invalid_argument("row-wise reference: the array does not have rows * cols values");
+  if (j < 0 || j >= line_count(rows, cols, along))
+    throw std::out_of_range("row-wise reference: no such row or column");
+  return visit_typed(x, [&](const auto& v) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    std::vector<T> line;
+    if (along == Along::inner) {
+      line.assign(v.begin() + j * cols, v.begin() + (j + 1) * cols);
+    } else {
+      line.reserve(static_cast<std::size_t>(rows));
+      for (std::int64_t i = 0; i < rows; ++i) line.push_back(v[static_cast<std::size_t>(i * cols + j)]);
+    }
+    return TypedArray(std::move(line));
+  });
+}
+
+}  // namespace ulpscope

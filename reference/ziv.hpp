@@ -1,0 +1,51 @@
+#pragma once
+// Ziv's strategy (Ziv 1991, "Fast evaluation of elementary mathematical
+// functions with correctly rounded last bit"): evaluate at a working
+// precision p with a rigorous error bound, and double p until the rounding
+// to the output format is certain. Never a fixed "enough" precision.
+#include <functional>
+
+#include "formats/dtype.hpp"
+#include "reference/exact_real.hpp"
+
+namespace ulpscope {
+
+// One evaluation at precision p.
+struct Approximation {
+  ExactReal value;
+  // Every MPFR operation returned a zero ternary value: value is the exact
+  // real, whatever its rounding.
+  bool exact = false;
+  // |value - exact real| <= 2^error_exponent (not used when exact).
+  mpfr_exp_t error_exponent = 0;
+};
+
+struct ZivResult {
+  ExactReal value;
+  bool exact = false;
+  mpfr_prec_t precision = 0;  // the working precision that decided it
+  int evaluations = 0;
+};
+
+// The first precision tried: the references keep at least 128 bits so that
+// metrics computed from them are not limited by them.
+inline constexpr mpfr_prec_t kZivStartPrecision = 128;
+
+// Calls evaluate(p) for p = start, 2 start, 4 start, ... until the result is
+// exact or both ends of [value - 2^e, value + 2^e] round to the same value of
+// `out` (rounding to nearest is monotone, so the exact real, which lies in
+// between, rounds to it as well). This is mpfr_can_round's test, done with
+// the final rounding itself so that the format's subnormal grid, its overflow
+// threshold and E4M3's saturation or NaN are all part of it.
+// A real that is exactly a midpoint or a value of the format is never
+// certified by an interval; evaluate() must therefore report exactness, which
+// it reaches once p covers every bit of a dyadic result.
+// Throws std::runtime_error past max_precision (a bug in an error bound).
+ZivResult ziv_round(const std::function<Approximation(mpfr_prec_t)>& evaluate, Dtype out, Saturation sat,
+                    mpfr_prec_t start = kZivStartPrecision, mpfr_prec_t max_precision = mpfr_prec_t(1) << 22);
+
+// Whether two doubles are the same value of a format (NaN equals NaN; -0 is
+// not +0).
+bool same_rounding(double a, double b);
+
+}  // namespace ulpscope
