@@ -7,6 +7,8 @@ packages=(
   libmpfr-dev libgmp-dev libboost-dev
   libgtest-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
+  libjs-chart.js                # the HTML report's plots (embedded, no network)
+  chromium python3-jsonschema   # tests: the HTML report renders; the JSON matches its schema
 )
 missing=()
 for p in "${packages[@]}"; do
