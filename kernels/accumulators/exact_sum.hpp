@@ -1,0 +1,221 @@
+#pragma once
+// exact: a long fixed-point accumulator (Kulisch and Miranker 1981), the value
+// sum_i limb[i] * 2^(Low + 32 i) with 32-bit digits carried in 64-bit limbs,
+// so that 2^30 additions fit before carries must be propagated (the
+// carry-save idea of Collange, Defour, Graillat, Iakymchuk 2015, ExBLAS).
+// Every term (an input value, or the product of two, exact in double) is an
+// integer multiple of 2^Low, so adding is exact and the result is the same
+// integer in any order and on any launch configuration. One final rounding
+// from the integer takes it to the output format (round to nearest, ties to
+// even, subnormals, overflow), with no double rounding through fp64.
+//
+// SPEC.md's note: for fp16 and fp8 every value is a multiple of the smallest
+// subnormal in a narrow range, so a thread may first add up to FastEvery terms
+// in a plain double, which cannot round while |sum| < 2^(53 + Low), and only
+// then spill that double into the integer.
+#include <cstdint>
+
+#include "formats/binary_format.hpp"
+#include "formats/host_device.hpp"
+#include "kernels/out_format.hpp"
+#include "kernels/rounded_arith.hpp"
+
+namespace ulpscope {
+
+// Low: exponent of the least significant digit; Digits: how many 32-bit
+// digits; FastEvery: terms per exact double run before spilling (0: none).
+template <int Low, int Digits, std::uint32_t FastEvery>
+struct ExactSumOf {
+  using term_t = double;
+  using value_t = double;
+  static constexpr int low = Low;
+  static constexpr int digits = Digits;
+  static constexpr std::uint32_t fast_every = FastEvery;
+  enum : std::uint32_t { kNan = 1, kPosInf = 2, kNegInf = 4, kNotMinusZero = 8 };
+  static constexpr std::uint32_t kCarryEvery = 1u << 30;
+
+  struct Partial {
+    std::int64_t limb[Digits];
+    std::uint32_t flags;
+  };
+  struct State {
+    Partial acc;
+    double run;
+    std::uint32_t run_terms;
+    std::uint32_t since_carry;
+  };
+
+  ULPSCOPE_HD static Partial identity() {
+    Partial p;
+    for (int i = 0; i < Digits; ++i) p.limb[i] = 0;
+    p.flags = 0;
+    return p;
+  }
+  ULPSCOPE_HD static State start() { return {identity(), -0.0, 0u, 0u}; }
+  ULPSCOPE_HD static term_t term(float x) { return x; }
+  ULPSCOPE_HD static term_t product(float x, float y) { return rn::mul(double(x), double(y)); }
+
+  // Propagate carries: every digit but the top one into [0, 2^32); the top
+  // one keeps the sign (a two's complement number with a wide top digit).
+  ULPSCOPE_HD static void carry(Partial& p) {
+    std::int64_t c = 0;
+    for (int i = 0; i < Digits - 1; ++i) {
+      const std::int64_t v = p.limb[i] + c;
+      p.limb[i] = v & 0xFFFFFFFFll;
+      c = v >> 32;  // arithmetic shift: floor division
+    }
+    p.limb[Digits - 1] += c;
+  }
+
+  // Add one exact double; non-finite values are remembered as flags.
+  ULPSCOPE_HD static void deposit(Partial& p, double t) {
+    const std::uint64_t u = detail::double_bits(t);
+    const std::uint32_t field = std::uint32_t(u >> 52) & 0x7FFu;
+    const bool neg = (u >> 63) != 0;
+    if (field == 0x7FFu) {
+      p.flags |= (u & 0x000FFFFFFFFFFFFFull) ? kNan : (neg ? kNegInf : kPosInf);
+      return;
+    }
+    if (u == 0x8000000000000000ull) return;  // -0 changes nothing
+    p.flags |= kNotMinusZero;
+    const std::uint64_t m = (u & 0x000FFFFFFFFFFFFFull) | (field ? 0x0010000000000000ull : 0);
+    if (m == 0) return;
+    const int off = (field ? int(field) : 1) - 1075 - Low;  // t = m * 2^(Low + off)
+    const int i = off >> 5, s = off & 31;
+    const std::int64_t lo = std::int64_t((m << s) & 0xFFFFFFFFull);
+    const std::int64_t mid = std::int64_t((m >> (32 - s)) & 0xFFFFFFFFull);
+    const std::int64_t hi = s ? std::int64_t(m >> (64 - s)) : 0;
+    // Predicated over all digits rather than indexed, so the limbs stay in
+    // registers on the GPU.
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int k = 0; k < Digits; ++k) {
+      const std::int64_t d = k == i ? lo : (k == i + 1 ? mid : (k == i + 2 ? hi : 0));
+      p.limb[k] = neg ? p.limb[k] - d : p.limb[k] + d;
+    }
+  }
+
+  ULPSCOPE_HD static void spill(State& st, double t) {
+    deposit(st.acc, t);
+    if (++st.since_carry == kCarryEvery) {
+      carry(st.acc);
+      st.since_carry = 0;
+    }
+  }
+
+  ULPSCOPE_HD static void add(State& st, term_t t) {
+    if constexpr (FastEvery > 0) {
+      st.run = rn::add(st.run, t);  // exact: see the note at the top
+      if (++st.run_terms == FastEvery) {
+        spill(st, st.run);
+        st.run = -0.0;
+        st.run_terms = 0;
+      }
+    } else {
+      spill(st, t);
+    }
+  }
+
+  ULPSCOPE_HD static Partial partial(const State& st) {
+    State s = st;
+    if constexpr (FastEvery > 0) {
+      if (s.run_terms > 0) deposit(s.acc, s.run);
+    }
+    carry(s.acc);
+    return s.acc;
+  }
+
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
+    for (int k = 0; k < Digits; ++k) a.limb[k] += b.limb[k];
+    a.flags |= b.flags;
+    carry(a);
+  }
+
+  // RN_F(value) for the format f, as a double; infinities for values that
+  // round beyond f's largest finite value (round_to_out then applies the
+  // format's overflow rule).
+  ULPSCOPE_HD static double round(const Partial& p, OutFormat f) {
+    const double inf = detail::double_from_bits(0x7FF0000000000000ull);
+    const bool pinf = p.flags & kPosInf, ninf = p.flags & kNegInf;
+    if ((p.flags & kNan) || (pinf && ninf)) return detail::double_from_bits(0x7FF8000000000000ull);
+    if (pinf) return inf;
+    if (ninf) return -inf;
+    Partial a = p;
+    carry(a);
+    const bool neg = a.limb[Digits - 1] < 0;
+    if (neg) {
+      for (int k = 0; k < Digits; ++k) a.limb[k] = -a.limb[k];
+      carry(a);
+    }
+    int top = Digits - 1;
+    while (top >= 0 && a.limb[top] == 0) --top;
+    if (top < 0) return (p.flags & kNotMinusZero) ? 0.0 : -0.0;
+    // The top 64 bits, from the leading one down, and a sticky bit for the rest.
+    std::uint64_t w = std::uint64_t(a.limb[top]);
+    int nb = 0;
+    while (nb < 64 && (w >> nb) != 0) ++nb;
+    const int e = Low + 32 * top + nb - 1;  // floor(log2 |value|)
+    int bits = nb;
+    bool sticky = false;
+    int k = top - 1;
+    for (; k >= 0 && bits < 64; --k) {
+      const std::uint64_t d = std::uint64_t(a.limb[k]);
+      if (bits <= 32) {
+        w = (w << 32) | d;
+        bits += 32;
+      } else {
+        const int take = 64 - bits;
+        w = (w << take) | (d >> (32 - take));
+        sticky |= (d & ((std::uint64_t(1) << (32 - take)) - 1)) != 0;
+        bits = 64;
+      }
+    }
+    for (; k >= 0; --k) sticky |= a.limb[k] != 0;
+    if (bits < 64) w <<= (64 - bits);
+    // Keep the bits at and above 2^q, q the quantum of f at e (SPEC.md, "Metrics").
+    const int q = (e > f.emin ? e : f.emin) - f.precision + 1;
+    const int kept = e - q + 1;
+    std::uint64_t m;
+    bool round_bit, rest;
+    if (kept >= 1) {
+      m = w >> (64 - kept);
+      round_bit = (w >> (63 - kept)) & 1u;
+      rest = sticky || (w & ((std::uint64_t(1) << (63 - kept)) - 1)) != 0;
+    } else {
+      m = 0;
+      round_bit = kept == 0;
+      rest = kept == 0 ? (sticky || (w << 1) != 0) : true;
+    }
+    if (round_bit && (rest || (m & 1u))) ++m;
+    // m * 2^q is exact in double (m <= 2^53, q within double's normal range).
+    double v = double(m);
+    int sc = q;
+    for (; sc > 600; sc -= 600) v *= detail::exact_pow2(600);
+    for (; sc < -600; sc += 600) v *= detail::exact_pow2(-600);
+    v *= detail::exact_pow2(sc);
+    if (v > f.max_finite) v = inf;
+    return neg ? -v : v;
+  }
+
+  ULPSCOPE_HD static value_t total(const Partial& p) { return round(p, out_format(Dtype::fp64)); }
+};
+
+// The layout for terms of format F (Squared: products of two values of F):
+// digits from the least quantum up to the largest term times 2^64 (room for
+// any count of terms), plus two digits for a term's spill and the sign.
+template <class F, bool Squared>
+struct ExactLayout {
+  static constexpr int quantum = (Squared ? 2 : 1) * (F::emin - F::man_bits);
+  static constexpr int top = (Squared ? 2 : 1) * (F::emax + 1);
+  static constexpr int digits = (top + 64 - quantum) / 32 + 3;
+  static constexpr int fast_log2 = 53 + quantum - top;
+  static constexpr std::uint32_t fast_every =
+      fast_log2 <= 0 ? 0u : (fast_log2 >= 30 ? (1u << 30) : (1u << fast_log2));
+  using type = ExactSumOf<quantum, digits, fast_every>;
+};
+
+template <class F, bool Squared>
+using ExactSum = typename ExactLayout<F, Squared>::type;
+
+}  // namespace ulpscope

@@ -1,0 +1,47 @@
+#pragma once
+// max, min and amax: selection rounds nothing, so every order gives the same
+// value. NaN anywhere gives NaN (unlike fmaxf, which drops it: SPEC.md,
+// "Ops"); between equal zeros max keeps +0 and min keeps -0 (IEEE 754-2019,
+// maximum and minimum), so the result does not depend on the order either.
+#include "formats/binary_format.hpp"
+#include "formats/host_device.hpp"
+#include "kernels/rounded_arith.hpp"
+
+namespace ulpscope {
+
+enum class Extremum { max, min, amax };
+
+template <Extremum K>
+struct ExtremumOf {
+  using term_t = float;
+  using value_t = float;
+  struct State {
+    float v;
+  };
+  using Partial = State;
+  ULPSCOPE_HD static float empty() {
+    const float inf = static_cast<float>(detail::double_from_bits(0x7FF0000000000000ull));
+    return K == Extremum::max ? -inf : (K == Extremum::min ? inf : 0.0f);
+  }
+  ULPSCOPE_HD static State start() { return {empty()}; }
+  ULPSCOPE_HD static Partial identity() { return {empty()}; }
+  ULPSCOPE_HD static term_t term(float x) { return K == Extremum::amax ? rn::abs(x) : x; }
+  ULPSCOPE_HD static float select(float a, float b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    if (K == Extremum::min) {
+      if (a < b) return a;
+      if (b < a) return b;
+      return (a == 0.0f && b == 0.0f && (1.0f / b) < 0.0f) ? b : a;  // -0 wins
+    }
+    if (a > b) return a;
+    if (b > a) return b;
+    return (a == 0.0f && b == 0.0f && (1.0f / a) < 0.0f) ? b : a;  // +0 wins
+  }
+  ULPSCOPE_HD static void add(State& st, term_t t) { st.v = select(st.v, t); }
+  ULPSCOPE_HD static Partial partial(const State& st) { return st; }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { a.v = select(a.v, b.v); }
+  ULPSCOPE_HD static value_t total(const Partial& p) { return p.v; }
+};
+
+}  // namespace ulpscope

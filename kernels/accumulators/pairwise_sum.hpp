@@ -1,0 +1,59 @@
+#pragma once
+// pairwise: fp32 summation along a balanced binary tree, built on line as a
+// binary counter: level k holds the sum of the last complete block of 2^k
+// terms (Higham 2002, section 4.1; the "cascade" of Castaldo et al. 2008).
+// A thread's partial closes its open blocks from the smallest up; threads
+// then merge along the warp and block trees, which are balanced already.
+#include <cstdint>
+
+#include "formats/host_device.hpp"
+#include "kernels/rounded_arith.hpp"
+
+namespace ulpscope {
+
+template <int Levels>
+struct PairwiseSumOf {
+  using term_t = float;
+  using value_t = float;
+  struct State {
+    float level[Levels];
+    std::uint64_t count;
+  };
+  struct Partial {
+    float s;
+  };
+  ULPSCOPE_HD static State start() {
+    State st;
+    for (int k = 0; k < Levels; ++k) st.level[k] = -0.0f;
+    st.count = 0;
+    return st;
+  }
+  ULPSCOPE_HD static Partial identity() { return {-0.0f}; }
+  ULPSCOPE_HD static term_t term(float x) { return x; }
+  ULPSCOPE_HD static term_t product(float x, float y) { return rn::mul(x, y); }
+  // Terms i and i+1 pair first, then pairs of pairs: the carry chain of count.
+  ULPSCOPE_HD static void add(State& st, term_t t) {
+    float v = t;
+    int k = 0;
+    for (std::uint64_t c = st.count; c & 1u; c >>= 1, ++k) v = rn::add(st.level[k], v);
+    st.level[k] = v;
+    ++st.count;
+  }
+  ULPSCOPE_HD static Partial partial(const State& st) {
+    float v = -0.0f;
+    bool any = false;
+    for (int k = 0; k < Levels; ++k) {
+      if (!((st.count >> k) & 1u)) continue;
+      v = any ? rn::add(st.level[k], v) : st.level[k];
+      any = true;
+    }
+    return {v};
+  }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { a.s = rn::add(a.s, b.s); }
+  ULPSCOPE_HD static value_t total(const Partial& p) { return p.s; }
+};
+
+// 40 levels: up to 2^40 terms in one chain (the serial shape included).
+using PairwiseSum = PairwiseSumOf<40>;
+
+}  // namespace ulpscope

@@ -1,0 +1,73 @@
+#pragma once
+// naive, fp32 and fp64: recursive summation in one precision, every step
+// rounded to nearest (Higham 2002, section 4.2).
+#include <cstdint>
+
+#include "formats/binary_format.hpp"
+#include "formats/dtype.hpp"
+#include "formats/host_device.hpp"
+#include "kernels/rounded_arith.hpp"
+
+namespace ulpscope {
+
+// Rounding of an fp32 result into the format that holds the running value.
+struct KeepFloat {
+  ULPSCOPE_HD static float apply(float x) { return x; }
+};
+
+// naive for a narrow input format: the running value is kept in that format.
+// A float add followed by rounding to F equals a correctly rounded add in F
+// because float's p = 24 >= 2p_F + 2 for fp16, bf16 and both fp8 formats
+// (Figueroa 1995, "When is double rounding innocuous?", SIGNUM Newsl. 30(3)).
+// fp8 overflow saturates (CUDA's default __NV_SATFINITE), so a naive fp8 sum
+// sticks at the largest finite value instead of becoming NaN or Inf.
+template <class F>
+struct RoundToFormat {
+  static constexpr Saturation saturation = F::bits == 8 ? Saturation::satfinite : Saturation::nosat;
+  ULPSCOPE_HD static float apply(float x) {
+    return static_cast<float>(decode<F>(encode<F>(static_cast<double>(x), saturation)));
+  }
+};
+
+template <class Rounding>
+struct FloatSum {
+  using term_t = float;
+  using value_t = float;
+  struct State {
+    float s;
+  };
+  using Partial = State;
+  // -0 is the additive identity of IEEE addition (-0 + x == x for every x, +0 included).
+  ULPSCOPE_HD static State start() { return {-0.0f}; }
+  ULPSCOPE_HD static Partial identity() { return {-0.0f}; }
+  ULPSCOPE_HD static term_t term(float x) { return x; }
+  ULPSCOPE_HD static term_t product(float x, float y) { return Rounding::apply(rn::mul(x, y)); }
+  ULPSCOPE_HD static void add(State& st, term_t t) { st.s = Rounding::apply(rn::add(st.s, t)); }
+  ULPSCOPE_HD static Partial partial(const State& st) { return st; }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { a.s = Rounding::apply(rn::add(a.s, b.s)); }
+  ULPSCOPE_HD static value_t total(const Partial& p) { return p.s; }
+};
+
+using Fp32Sum = FloatSum<KeepFloat>;
+template <class F>
+using NaiveSum = FloatSum<RoundToFormat<F>>;
+
+struct Fp64Sum {
+  using term_t = double;
+  using value_t = double;
+  struct State {
+    double s;
+  };
+  using Partial = State;
+  ULPSCOPE_HD static State start() { return {-0.0}; }
+  ULPSCOPE_HD static Partial identity() { return {-0.0}; }
+  ULPSCOPE_HD static term_t term(float x) { return x; }
+  // Exact: a product of two floats has at most 48 significant bits.
+  ULPSCOPE_HD static term_t product(float x, float y) { return rn::mul(double(x), double(y)); }
+  ULPSCOPE_HD static void add(State& st, term_t t) { st.s = rn::add(st.s, t); }
+  ULPSCOPE_HD static Partial partial(const State& st) { return st; }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { a.s = rn::add(a.s, b.s); }
+  ULPSCOPE_HD static value_t total(const Partial& p) { return p.s; }
+};
+
+}  // namespace ulpscope

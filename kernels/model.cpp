@@ -1,0 +1,124 @@
+#include "kernels/model.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "formats/dtype.hpp"
+#include "kernels/model/model_runner.hpp"
+
+namespace ulpscope {
+namespace {
+
+bool is_input(Dtype d) { return d != Dtype::fp64; }
+
+bool sums(Op op) {
+  return op == Op::sum || op == Op::mean || op == Op::dot || op == Op::sumsq || op == Op::norm2 ||
+         op == Op::rms;
+}
+
+std::string name(Op op) { return std::string(to_string(op)); }
+
+std::int64_t ceil_log2(std::int64_t k) {
+  std::int64_t l = 0;
+  while ((std::int64_t(1) << l) < k) ++l;
+  return l;
+}
+
+// Blocks that cover `vectors` vector loads with `threads` threads each doing
+// `per_thread` of them, at most `cap` (a few waves of an H100's 132 SMs).
+int blocks_for(std::int64_t vectors, int threads, int per_thread, int cap) {
+  const std::int64_t b = (vectors + std::int64_t(threads) * per_thread - 1) / (std::int64_t(threads) * per_thread);
+  return int(std::clamp<std::int64_t>(b, 1, cap));
+}
+
+}  // namespace
+
+int vector_width(Dtype d) { return kVectorBytes / (format_info(d).bits / 8); }
+
+std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis) {
+  if (!is_input(spec.in)) return "fp64 is an output format only";
+  if (spec.shape == Shape::cub || spec.shape == Shape::cub_deterministic)
+    return std::string(to_string(spec.shape)) + " is NVIDIA's code: no CPU model (GPU backend only)";
+  if (spec.op == Op::logsumexp || spec.op == Op::rmsnorm || spec.op == Op::layernorm)
+    return name(spec.op) + " is not implemented yet";
+  if (axis == Axis::all && is_elementwise_output(spec.op)) return name(spec.op) + " is row-wise only";
+  if (is_selection(spec.op) && spec.acc != Accumulator::fp32)
+    return name(spec.op) + " selects, it rounds nothing: one accumulator (fp32) stands for all";
+  if (spec.acc == Accumulator::welford && spec.op != Op::mean_var) return "welford applies to mean_var only";
+  if (spec.acc == Accumulator::two_pass && spec.op != Op::mean_var) return "two_pass applies to mean_var only";
+  if (spec.op == Op::mean_var && spec.acc == Accumulator::exact)
+    return "exact mean_var (n*sum(x^2) - (sum x)^2 in big integers) is not implemented";
+  if (spec.shape == Shape::atomic) {
+    if (axis != Axis::all) return "atomic is a whole-array shape";
+    if (!sums(spec.op)) return "atomic adds block partials: sum-like ops only";
+    if (spec.acc != Accumulator::fp32 && spec.acc != Accumulator::fp64)
+      return "atomic adds block partials with atomicAdd: fp32 and fp64 accumulators only";
+  }
+  return std::nullopt;
+}
+
+std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length) {
+  if (spec.shape == Shape::serial) return {LaunchConfig{1, 1}};
+  const std::int64_t vectors = std::max<std::int64_t>(length / vector_width(spec.in), 1);
+  // The default: 256 threads, one vector per thread up to 8 blocks per SM on
+  // 132 SMs, beyond that each thread loops. Then fewer, larger and smaller
+  // blocks, so that every level of the order changes.
+  return {LaunchConfig{blocks_for(vectors, 256, 1, 1056), 256},
+          LaunchConfig{blocks_for(vectors, 128, 4, 397), 128},
+          LaunchConfig{blocks_for(vectors, 512, 2, 132), 512},
+          LaunchConfig{blocks_for(vectors, 1024, 1, 61), 1024}};
+}
+
+ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config,
+                          std::uint64_t order_seed) {
+  if (auto why = unsupported(spec, problem.axis)) throw std::invalid_argument(*why);
+  if (spec.op != problem.op) throw std::invalid_argument("the spec's op differs from the problem's");
+  if (!problem.x || problem.x->dtype() != spec.in)
+    throw std::invalid_argument("the input is missing or not in the spec's format");
+  if (problem.rows < 0 || problem.cols < 0 || std::int64_t(problem.x->size()) != problem.rows * problem.cols)
+    throw std::invalid_argument("the input has not rows*cols elements");
+  if (takes_second_input(spec.op) && (!problem.y || problem.y->dtype() != spec.in ||
+                                      problem.y->size() != problem.x->size()))
+    throw std::invalid_argument("dot needs a second input of the same format and size");
+  if (spec.shape != Shape::serial &&
+      (config.threads < 32 || config.threads > 1024 || config.threads % 32 != 0 || config.blocks < 1))
+    throw std::invalid_argument("a launch needs 32..1024 threads (a multiple of 32) and at least one block");
+  switch (spec.in) {
+    case Dtype::fp32: return model::run_model_fp32(spec, problem, config, order_seed);
+    case Dtype::fp16: return model::run_model_fp16(spec, problem, config, order_seed);
+    case Dtype::bf16: return model::run_model_bf16(spec, problem, config, order_seed);
+    case Dtype::fp8_e4m3: return model::run_model_fp8_e4m3(spec, problem, config, order_seed);
+    case Dtype::fp8_e5m2: return model::run_model_fp8_e5m2(spec, problem, config, order_seed);
+    default: throw std::invalid_argument("not an input format");
+  }
+}
+
+ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config) {
+  return run_model(spec, problem, config, 0);
+}
+
+bool model_is_bit_exact(const KernelSpec& spec) {
+  return has_cpu_model(spec.shape) && is_deterministic_order(spec.shape);
+}
+
+std::int64_t addition_depth(const KernelSpec& spec, Axis axis, std::int64_t length, const LaunchConfig& cfg) {
+  const bool tree_chain = spec.acc == Accumulator::pairwise;
+  auto chain = [&](std::int64_t k) { return tree_chain ? ceil_log2(k) : std::max<std::int64_t>(k - 1, 0); };
+  if (spec.shape == Shape::serial || (axis == Axis::outer && spec.shape == Shape::tree)) return chain(length);
+  const int T = cfg.threads;
+  if (axis == Axis::inner) {
+    const int v = length % vector_width(spec.in) == 0 ? vector_width(spec.in) : 1;
+    const TreeOrder o{length, v, T};
+    return chain(o.elements_of(0)) + ceil_log2(std::min<std::int64_t>(T, std::max<std::int64_t>(length, 1)));
+  }
+  const TreeOrder o{length, vector_width(spec.in), std::int64_t(cfg.blocks) * T};
+  const std::int64_t active = std::max<std::int64_t>(std::min<std::int64_t>(o.threads, o.vectors() + o.tail()), 1);
+  std::int64_t depth = chain(o.elements_of(0)) + ceil_log2(std::min<std::int64_t>(T, active));
+  const std::int64_t blocks = std::min<std::int64_t>(cfg.blocks, (active + T - 1) / T);
+  if (spec.shape == Shape::atomic) return depth + blocks - 1;
+  // Second pass: a chain of ceil(B/T) partials per thread, then the trees.
+  return depth + (blocks + T - 1) / T - 1 + ceil_log2(std::min<std::int64_t>(T, blocks));
+}
+
+}  // namespace ulpscope

@@ -1,0 +1,45 @@
+#pragma once
+// The CPU models of the kernel shapes (serial, tree, atomic): the same
+// operations in the same order as the CUDA kernels, so that a GPU result can
+// be checked bit for bit and the CPU backend measures accuracy without a GPU
+// (SPEC.md, "Kernel shapes"). Host only.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/reduction.hpp"
+
+namespace ulpscope {
+
+// nullopt when the (op, in, out, accumulator, shape) exists along axis; else
+// why not ("welford applies to mean_var only", ...).
+std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis);
+
+// At least 3 launch configurations (serial: its one order) for a reduction of
+// `length` elements, the first the default one. Whole-array orders depend on
+// blocks and threads; row-wise inner orders on threads only (one block per
+// row); outer orders on neither (one thread per column).
+std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length);
+
+// The modelled kernel's outputs. Throws std::invalid_argument when the
+// combination is unsupported or the problem is malformed.
+ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config);
+// atomic: block partials arrive in an order that varies; this models the
+// order drawn from order_seed (other shapes ignore the seed).
+ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config,
+                          std::uint64_t order_seed);
+
+// Whether the GPU kernel's bits must equal the model's (false for atomic,
+// whose model gives one order of many).
+bool model_is_bit_exact(const KernelSpec& spec);
+
+// The longest chain of rounded additions one input value goes through in this
+// order (per-thread chain, warp and block trees, second pass), for a-priori
+// error bounds such as gamma_depth * sum|x_i| (Higham 2002, eq. 4.4 and 4.6).
+std::int64_t addition_depth(const KernelSpec& spec, Axis axis, std::int64_t length, const LaunchConfig& config);
+
+// Elements of format d in one 16-byte vector load.
+int vector_width(Dtype d);
+
+}  // namespace ulpscope

@@ -1,0 +1,11 @@
+// The CPU models for fp32 inputs (one file per format keeps compile units small).
+#include "kernels/model/model_runner.hpp"
+
+namespace ulpscope::model {
+
+ReductionResult run_model_fp32(const KernelSpec& spec, const ReductionProblem& pb, const LaunchConfig& cfg,
+                             std::uint64_t seed) {
+  return run_model_in<Fp32Format>(spec, pb, cfg, seed);
+}
+
+}  // namespace ulpscope::model

@@ -1,0 +1,128 @@
+#pragma once
+// Runs one reducer over a problem in a shape's order (host). Instantiated once
+// per input format, in model_<format>.cpp.
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "formats/typed_array.hpp"
+#include "kernels/model.hpp"
+#include "kernels/model/tree_model.hpp"
+#include "kernels/reducer_table.hpp"
+
+namespace ulpscope::model {
+
+inline std::vector<float> widen(const TypedArray& a) {
+  std::vector<float> out(a.size());
+  visit_typed(a, [&](const auto& v) {
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<float>(to_double(v[i]));
+  });
+  return out;
+}
+
+// splitmix64 (Steele, Lea, Flood 2014): the arrival order of atomic partials.
+inline std::uint64_t splitmix64(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+template <class R>
+struct is_atomic_capable : std::false_type {};
+template <TermKind K>
+struct is_atomic_capable<SumReducer<Fp32Sum, K>> : std::true_type {};
+template <TermKind K>
+struct is_atomic_capable<SumReducer<Fp64Sum, K>> : std::true_type {};
+
+struct Job {
+  const KernelSpec& spec;
+  const LaunchConfig& cfg;
+  std::uint64_t seed;
+  int vec;
+  Axis axis;
+};
+
+template <class R>
+typename R::Partial in_order(const Job& job, const float* x, const float* y, std::int64_t len,
+                             std::int64_t stride, const typename R::Params& pr) {
+  switch (job.spec.shape) {
+    case Shape::serial: return serial<R>(x, y, len, stride, pr);
+    case Shape::tree:
+      if (job.axis == Axis::all) return tree_whole<R>(x, y, len, job.vec, job.cfg, pr);
+      if (job.axis == Axis::inner) {
+        std::vector<typename R::Partial> lanes;
+        return tree_block<R>(x, y, len, len % job.vec == 0 ? job.vec : 1, job.cfg.threads, pr, lanes);
+      }
+      return serial<R>(x, y, len, stride, pr);
+    case Shape::atomic:
+      if constexpr (is_atomic_capable<R>::value) {
+        auto blocks = tree_block_partials<R>(x, y, len, job.vec, job.cfg, pr);
+        std::vector<std::size_t> order(blocks.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::uint64_t s = job.seed;
+        for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[splitmix64(s) % i]);
+        typename R::Partial acc{};  // the output starts as +0 (cudaMemset)
+        for (std::size_t i : order) R::merge(acc, blocks[i]);
+        return acc;
+      }
+      [[fallthrough]];
+    default: throw std::invalid_argument("no CPU model for this shape and accumulator");
+  }
+}
+
+template <class R>
+Finished reduce_one(const Job& job, const ReductionProblem& pb, const float* x, const float* y,
+                    std::int64_t len, std::int64_t stride) {
+  const FinishArgs args{job.spec.op, job.spec.out, job.spec.sat, len, pb.eps};
+  typename R::Params pr{};
+  if constexpr (R::passes == 2) {
+    using F = typename R::First;
+    FinishArgs first = args;
+    first.op = R::first_op;
+    pr = R::params(F::finish(in_order<F>(job, x, y, len, stride, {}), first, {}));
+  }
+  return R::finish(in_order<R>(job, x, y, len, stride, pr), args, pr);
+}
+
+template <class Fmt>
+ReductionResult run_model_in(const KernelSpec& spec, const ReductionProblem& pb, const LaunchConfig& cfg,
+                             std::uint64_t seed) {
+  const std::vector<float> xs = widen(*pb.x);
+  const std::vector<float> ys = pb.y ? widen(*pb.y) : std::vector<float>{};
+  const float* x = xs.data();
+  const float* y = pb.y ? ys.data() : nullptr;
+  const Job job{spec, cfg, seed, vector_width(spec.in), pb.axis};
+  const int comps = components(spec.op);
+  ReductionResult res;
+  const bool ok = with_reducer<Fmt>(spec.op, spec.acc, [&](auto tag) {
+    using R = typename decltype(tag)::type;
+    auto put = [&](const Finished& f) {
+      for (int k = 0; k < comps; ++k) {
+        res.values.push_back(f.value[k]);
+        res.unrounded.push_back(f.unrounded[k]);
+      }
+    };
+    if (pb.axis == Axis::all) {
+      put(reduce_one<R>(job, pb, x, y, pb.rows * pb.cols, 1));
+    } else if (pb.axis == Axis::inner) {
+      for (std::int64_t r = 0; r < pb.rows; ++r)
+        put(reduce_one<R>(job, pb, x + r * pb.cols, y ? y + r * pb.cols : nullptr, pb.cols, 1));
+    } else {
+      for (std::int64_t c = 0; c < pb.cols; ++c)
+        put(reduce_one<R>(job, pb, x + c, y ? y + c : nullptr, pb.rows, pb.cols));
+    }
+  });
+  if (!ok) throw std::invalid_argument("no reducer for this op and accumulator");
+  return res;
+}
+
+ReductionResult run_model_fp32(const KernelSpec&, const ReductionProblem&, const LaunchConfig&, std::uint64_t);
+ReductionResult run_model_fp16(const KernelSpec&, const ReductionProblem&, const LaunchConfig&, std::uint64_t);
+ReductionResult run_model_bf16(const KernelSpec&, const ReductionProblem&, const LaunchConfig&, std::uint64_t);
+ReductionResult run_model_fp8_e4m3(const KernelSpec&, const ReductionProblem&, const LaunchConfig&, std::uint64_t);
+ReductionResult run_model_fp8_e5m2(const KernelSpec&, const ReductionProblem&, const LaunchConfig&, std::uint64_t);
+
+}  // namespace ulpscope::model

@@ -1,0 +1,103 @@
+#pragma once
+// The CPU executors of the shapes: they follow kernels/tree/tree_order.hpp
+// (and the serial and atomic orders) over any reducer, on inputs already
+// widened to float (exact for every input format).
+#include <cstdint>
+#include <vector>
+
+#include "kernels/reducers.hpp"
+#include "kernels/reduction.hpp"
+#include "kernels/tree/tree_order.hpp"
+
+namespace ulpscope::model {
+
+// Lanes 0..31 of a warp: the shuffle tree of tree_order.hpp, step 2.
+template <class R>
+void warp_reduce(typename R::Partial* lane) {
+  for (int off = kWarpSize / 2; off > 0; off /= 2)
+    for (int l = 0; l < off; ++l) R::merge(lane[l], lane[l + off]);
+}
+
+// Step 3: T lanes (a multiple of 32) to one partial; lanes are clobbered.
+template <class R>
+typename R::Partial block_reduce(typename R::Partial* lane, int threads) {
+  typename R::Partial slot[kWarpSize];
+  for (int w = 0; w < kWarpSize; ++w) slot[w] = R::identity();
+  for (int w = 0; w < threads / kWarpSize; ++w) {
+    warp_reduce<R>(lane + w * kWarpSize);
+    slot[w] = lane[w * kWarpSize];
+  }
+  warp_reduce<R>(slot);
+  return slot[0];
+}
+
+// Step 1 for thread g of an order over x (and y), starting at element 0.
+template <class R>
+typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const float* x, const float* y,
+                                   const typename R::Params& pr) {
+  auto st = R::start();
+  const std::int64_t nv = o.vectors();
+  for (std::int64_t v = g; v < nv; v += o.threads)
+    for (int j = 0; j < o.vec; ++j) {
+      const std::int64_t i = v * o.vec + j;
+      R::add(st, x[i], y ? y[i] : 0.0f, pr);
+    }
+  if (g < o.tail()) {
+    const std::int64_t i = o.tail_begin() + g;
+    R::add(st, x[i], y ? y[i] : 0.0f, pr);
+  }
+  return R::partial(st);
+}
+
+// Whole array, steps 1-4: the partial the second pass's thread 0 holds.
+template <class R>
+typename R::Partial tree_whole(const float* x, const float* y, std::int64_t n, int vec,
+                               const LaunchConfig& cfg, const typename R::Params& pr) {
+  const int T = cfg.threads;
+  const TreeOrder o{n, vec, std::int64_t(cfg.blocks) * T};
+  std::vector<typename R::Partial> lanes(T), blocks(cfg.blocks);
+  for (int b = 0; b < cfg.blocks; ++b) {
+    for (int t = 0; t < T; ++t) lanes[t] = thread_partial<R>(o, std::int64_t(b) * T + t, x, y, pr);
+    blocks[b] = block_reduce<R>(lanes.data(), T);
+  }
+  for (int t = 0; t < T; ++t) {
+    lanes[t] = R::identity();
+    for (int i = t; i < cfg.blocks; i += T) R::merge(lanes[t], blocks[i]);
+  }
+  return block_reduce<R>(lanes.data(), T);
+}
+
+// The block partials of the first pass alone (the atomic shape's inputs).
+template <class R>
+std::vector<typename R::Partial> tree_block_partials(const float* x, const float* y, std::int64_t n, int vec,
+                                                     const LaunchConfig& cfg, const typename R::Params& pr) {
+  const int T = cfg.threads;
+  const TreeOrder o{n, vec, std::int64_t(cfg.blocks) * T};
+  std::vector<typename R::Partial> lanes(T), blocks(cfg.blocks);
+  for (int b = 0; b < cfg.blocks; ++b) {
+    for (int t = 0; t < T; ++t) lanes[t] = thread_partial<R>(o, std::int64_t(b) * T + t, x, y, pr);
+    blocks[b] = block_reduce<R>(lanes.data(), T);
+  }
+  return blocks;
+}
+
+// One row (or a whole array) in one block: steps 1-3 with G = T.
+template <class R>
+typename R::Partial tree_block(const float* x, const float* y, std::int64_t n, int vec, int threads,
+                               const typename R::Params& pr, std::vector<typename R::Partial>& lanes) {
+  const TreeOrder o{n, vec, threads};
+  lanes.resize(threads);
+  for (int t = 0; t < threads; ++t) lanes[t] = thread_partial<R>(o, t, x, y, pr);
+  return block_reduce<R>(lanes.data(), threads);
+}
+
+// Serial: one running state over n elements spaced by stride.
+template <class R>
+typename R::Partial serial(const float* x, const float* y, std::int64_t n, std::int64_t stride,
+                           const typename R::Params& pr) {
+  auto st = R::start();
+  for (std::int64_t i = 0; i < n; ++i) R::add(st, x[i * stride], y ? y[i * stride] : 0.0f, pr);
+  return R::partial(st);
+}
+
+}  // namespace ulpscope::model

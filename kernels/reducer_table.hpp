@@ -1,0 +1,78 @@
+#pragma once
+// Which reducer computes an (op, input format, accumulator): one table for the
+// CPU models and the CUDA dispatch alike, so both instantiate the same set.
+// f is called with std::type_identity<Reducer>{}; the result says whether the
+// combination exists (unsupported() in model.hpp gives the reason if not).
+#include <type_traits>
+
+#include "formats/binary_format.hpp"
+#include "kernels/accumulator.hpp"
+#include "kernels/op.hpp"
+#include "kernels/reducers.hpp"
+
+namespace ulpscope {
+
+template <class Fmt, TermKind K, class F>
+bool with_sum_reducer(Accumulator acc, F&& f) {
+  constexpr bool squared = K != TermKind::value;
+  switch (acc) {
+    case Accumulator::naive: f(std::type_identity<SumReducer<NaiveSum<Fmt>, K>>{}); return true;
+    case Accumulator::fp32: f(std::type_identity<SumReducer<Fp32Sum, K>>{}); return true;
+    case Accumulator::fp64: f(std::type_identity<SumReducer<Fp64Sum, K>>{}); return true;
+    case Accumulator::kahan: f(std::type_identity<SumReducer<KahanSum, K>>{}); return true;
+    case Accumulator::pairwise: f(std::type_identity<SumReducer<PairwiseSum, K>>{}); return true;
+    case Accumulator::exact: f(std::type_identity<SumReducer<ExactSum<Fmt, squared>, K>>{}); return true;
+    default: return false;
+  }
+}
+
+template <class Fmt, class F>
+bool with_moments_reducer(Accumulator acc, F&& f) {
+  switch (acc) {
+    case Accumulator::naive: f(std::type_identity<MomentsReducer<NaiveSum<Fmt>>>{}); return true;
+    case Accumulator::fp32: f(std::type_identity<MomentsReducer<Fp32Sum>>{}); return true;
+    case Accumulator::fp64: f(std::type_identity<MomentsReducer<Fp64Sum>>{}); return true;
+    case Accumulator::kahan: f(std::type_identity<MomentsReducer<KahanSum>>{}); return true;
+    case Accumulator::pairwise: f(std::type_identity<MomentsReducer<PairwiseSum>>{}); return true;
+    case Accumulator::welford: f(std::type_identity<WelfordReducer>{}); return true;
+    case Accumulator::two_pass: f(std::type_identity<TwoPassReducer>{}); return true;
+    default: return false;
+  }
+}
+
+// The whole-array and row-wise reductions (not rmsnorm, layernorm, logsumexp).
+template <class Fmt, class F>
+bool with_reducer(Op op, Accumulator acc, F&& f) {
+  switch (op) {
+    case Op::sum:
+    case Op::mean: return with_sum_reducer<Fmt, TermKind::value>(acc, f);
+    case Op::sumsq:
+    case Op::norm2:
+    case Op::rms: return with_sum_reducer<Fmt, TermKind::square>(acc, f);
+    case Op::dot: return with_sum_reducer<Fmt, TermKind::product>(acc, f);
+    case Op::mean_var: return with_moments_reducer<Fmt>(acc, f);
+    case Op::max:
+      if (acc != Accumulator::fp32) return false;
+      f(std::type_identity<ExtremumReducer<Extremum::max>>{});
+      return true;
+    case Op::min:
+      if (acc != Accumulator::fp32) return false;
+      f(std::type_identity<ExtremumReducer<Extremum::min>>{});
+      return true;
+    case Op::amax:
+      if (acc != Accumulator::fp32) return false;
+      f(std::type_identity<ExtremumReducer<Extremum::amax>>{});
+      return true;
+    default: return false;
+  }
+}
+
+// The format type and storage type of an input Dtype.
+template <Dtype D> struct InputFormat;
+template <> struct InputFormat<Dtype::fp32> { using type = Fp32Format; };
+template <> struct InputFormat<Dtype::fp16> { using type = Fp16Format; };
+template <> struct InputFormat<Dtype::bf16> { using type = Bf16Format; };
+template <> struct InputFormat<Dtype::fp8_e4m3> { using type = Fp8E4M3Format; };
+template <> struct InputFormat<Dtype::fp8_e5m2> { using type = Fp8E5M2Format; };
+
+}  // namespace ulpscope

@@ -1,0 +1,235 @@
+#pragma once
+// An op and an accumulator composed into a reducer: what one element adds to
+// a thread's state, and how the last partial becomes the op's outputs. The
+// shapes (kernels/tree for the GPU, kernels/model for the CPU) are written
+// once over this interface:
+//   State, Partial, Params          per-thread state, exchanged partial, pass input
+//   start(), identity()             empty state and partial
+//   add(State&, x, y, Params)       one element (y: dot's second input)
+//   partial(State), merge(P&, P)    as the accumulator's (accumulators/README.md)
+//   finish(Partial, FinishArgs, Params) -> Finished
+//   passes                          2 for two_pass: First runs before, and
+//                                   params(First's finished) feeds the second.
+#include <cstdint>
+
+#include "formats/dtype.hpp"
+#include "formats/host_device.hpp"
+#include "kernels/accumulators/compensated_sum.hpp"
+#include "kernels/accumulators/exact_sum.hpp"
+#include "kernels/accumulators/extremum.hpp"
+#include "kernels/accumulators/pairwise_sum.hpp"
+#include "kernels/accumulators/rounded_sum.hpp"
+#include "kernels/accumulators/welford.hpp"
+#include "kernels/op.hpp"
+#include "kernels/out_format.hpp"
+#include "kernels/rounded_arith.hpp"
+
+namespace ulpscope {
+
+struct FinishArgs {
+  Op op;
+  Dtype out;
+  Saturation sat;
+  std::int64_t n;  // elements reduced
+  double eps;      // rms
+};
+
+// Outputs in the output format (widened to double) and before that rounding.
+struct Finished {
+  double value[2];
+  double unrounded[2];
+};
+
+struct NoParams {};
+
+template <class T>
+ULPSCOPE_HD inline T as_value(std::int64_t n) {
+  if constexpr (sizeof(T) == 4) return rn::to_float(n);
+  else return rn::to_double(n);
+}
+template <class T>
+ULPSCOPE_HD inline T as_value(double x) {
+  if constexpr (sizeof(T) == 4) return rn::narrow(x);
+  else return x;
+}
+
+ULPSCOPE_HD inline void set_output(Finished& f, int k, double v, const FinishArgs& a) {
+  f.unrounded[k] = v;
+  f.value[k] = round_to_out(v, a.out, a.sat);
+}
+
+// sum, mean, norm2, rms, ... after the accumulated total t (in value_t):
+// the finishing operations are done in the accumulator's precision.
+template <class T>
+ULPSCOPE_HD inline T finish_sum_like(T t, const FinishArgs& a) {
+  if (a.n == 0) t = T(0);  // the empty sum is +0
+  switch (a.op) {
+    case Op::mean: return rn::div(t, as_value<T>(a.n));
+    case Op::norm2: return rn::sqrt(t);
+    case Op::rms: return rn::sqrt(rn::add(rn::div(t, as_value<T>(a.n)), as_value<T>(a.eps)));
+    default: return t;
+  }
+}
+
+enum class TermKind { value, square, product };
+
+template <class Acc>
+struct is_exact_sum {
+  static constexpr bool value = false;
+};
+template <int L, int D, std::uint32_t F>
+struct is_exact_sum<ExactSumOf<L, D, F>> {
+  static constexpr bool value = true;
+};
+
+// sum, mean (value); sumsq, norm2, rms (square); dot (product).
+template <class Acc, TermKind K>
+struct SumReducer {
+  using State = typename Acc::State;
+  using Partial = typename Acc::Partial;
+  using Params = NoParams;
+  static constexpr int passes = 1;
+  ULPSCOPE_HD static State start() { return Acc::start(); }
+  ULPSCOPE_HD static Partial identity() { return Acc::identity(); }
+  ULPSCOPE_HD static void add(State& st, float x, float y, const Params&) {
+    if constexpr (K == TermKind::value) Acc::add(st, Acc::term(x));
+    else if constexpr (K == TermKind::square) Acc::add(st, Acc::product(x, x));
+    else Acc::add(st, Acc::product(x, y));
+  }
+  ULPSCOPE_HD static Partial partial(const State& st) { return Acc::partial(st); }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
+  ULPSCOPE_HD static Finished finish(const Partial& p, const FinishArgs& a, const Params&) {
+    Finished f{};
+    using T = typename Acc::value_t;
+    if constexpr (is_exact_sum<Acc>::value) {
+      // exact: sum, dot and sumsq round once from the exact integer.
+      if (a.op == Op::sum || a.op == Op::dot || a.op == Op::sumsq) {
+        const double r = a.n == 0 ? 0.0 : Acc::round(p, out_format(a.out));
+        f.unrounded[0] = a.n == 0 ? 0.0 : Acc::total(p);
+        f.value[0] = round_to_out(r, a.out, a.sat);
+        return f;
+      }
+    }
+    set_output(f, 0, double(finish_sum_like<T>(Acc::total(p), a)), a);
+    return f;
+  }
+};
+
+// max, min, amax.
+template <Extremum K>
+struct ExtremumReducer {
+  using Acc = ExtremumOf<K>;
+  using State = typename Acc::State;
+  using Partial = typename Acc::Partial;
+  using Params = NoParams;
+  static constexpr int passes = 1;
+  ULPSCOPE_HD static State start() { return Acc::start(); }
+  ULPSCOPE_HD static Partial identity() { return Acc::identity(); }
+  ULPSCOPE_HD static void add(State& st, float x, float, const Params&) { Acc::add(st, Acc::term(x)); }
+  ULPSCOPE_HD static Partial partial(const State& st) { return st; }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
+  ULPSCOPE_HD static Finished finish(const Partial& p, const FinishArgs& a, const Params&) {
+    Finished f{};
+    set_output(f, 0, double(p.v), a);
+    return f;
+  }
+};
+
+// mean_var by the textbook formula var = E[x^2] - E[x]^2 over two sums kept
+// by any summing accumulator: the cancellation Chan, Golub, LeVeque (1983)
+// warn about, measured rather than avoided.
+template <class Acc>
+struct MomentsReducer {
+  struct State {
+    typename Acc::State s1, s2;
+  };
+  struct Partial {
+    typename Acc::Partial p1, p2;
+  };
+  using Params = NoParams;
+  static constexpr int passes = 1;
+  ULPSCOPE_HD static State start() { return {Acc::start(), Acc::start()}; }
+  ULPSCOPE_HD static Partial identity() { return {Acc::identity(), Acc::identity()}; }
+  ULPSCOPE_HD static void add(State& st, float x, float, const Params&) {
+    Acc::add(st.s1, Acc::term(x));
+    Acc::add(st.s2, Acc::product(x, x));
+  }
+  ULPSCOPE_HD static Partial partial(const State& st) { return {Acc::partial(st.s1), Acc::partial(st.s2)}; }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
+    Acc::merge(a.p1, b.p1);
+    Acc::merge(a.p2, b.p2);
+  }
+  ULPSCOPE_HD static Finished finish(const Partial& p, const FinishArgs& a, const Params&) {
+    using T = typename Acc::value_t;
+    const T n = as_value<T>(a.n);
+    const T mean = rn::div(Acc::total(p.p1), n);
+    const T var = rn::sub(rn::div(Acc::total(p.p2), n), rn::mul(mean, mean));
+    Finished f{};
+    set_output(f, 0, double(mean), a);
+    set_output(f, 1, double(var), a);
+    return f;
+  }
+};
+
+struct WelfordReducer {
+  using Acc = WelfordMoments;
+  using State = Acc::State;
+  using Partial = Acc::Partial;
+  using Params = NoParams;
+  static constexpr int passes = 1;
+  ULPSCOPE_HD static State start() { return Acc::start(); }
+  ULPSCOPE_HD static Partial identity() { return Acc::identity(); }
+  ULPSCOPE_HD static void add(State& st, float x, float, const Params&) { Acc::add(st, x); }
+  ULPSCOPE_HD static Partial partial(const State& st) { return st; }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
+  ULPSCOPE_HD static Finished finish(const Partial& p, const FinishArgs& a, const Params&) {
+    Finished f{};
+    const float mean = p.n == 0 ? rn::div(0.0f, 0.0f) : p.mean;
+    set_output(f, 0, double(mean), a);
+    set_output(f, 1, double(rn::div(p.m2, as_value<float>(a.n))), a);
+    return f;
+  }
+};
+
+// two_pass: the mean by an fp32 sum over the same order, then fp32 sums of
+// the deviations d = x - mean and of d^2, with the correction term that
+// cancels the first pass's error in the mean to first order:
+// var = (sum d^2 - (sum d)^2 / n) / n (Chan, Golub, LeVeque 1983, eq. 1.7;
+// Bjorck's corrected two-pass algorithm).
+struct TwoPassReducer {
+  using First = SumReducer<Fp32Sum, TermKind::value>;
+  struct State {
+    Fp32Sum::State d, d2;
+  };
+  struct Partial {
+    Fp32Sum::Partial d, d2;
+  };
+  struct Params {
+    float mean;
+  };
+  static constexpr int passes = 2;
+  static constexpr Op first_op = Op::mean;
+  ULPSCOPE_HD static Params params(const Finished& first) { return {float(first.unrounded[0])}; }
+  ULPSCOPE_HD static State start() { return {Fp32Sum::start(), Fp32Sum::start()}; }
+  ULPSCOPE_HD static Partial identity() { return {Fp32Sum::identity(), Fp32Sum::identity()}; }
+  ULPSCOPE_HD static void add(State& st, float x, float, const Params& pr) {
+    const float d = rn::sub(x, pr.mean);
+    Fp32Sum::add(st.d, d);
+    Fp32Sum::add(st.d2, rn::mul(d, d));
+  }
+  ULPSCOPE_HD static Partial partial(const State& st) { return {st.d, st.d2}; }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
+    Fp32Sum::merge(a.d, b.d);
+    Fp32Sum::merge(a.d2, b.d2);
+  }
+  ULPSCOPE_HD static Finished finish(const Partial& p, const FinishArgs& a, const Params& pr) {
+    Finished f{};
+    const float n = as_value<float>(a.n);
+    const float correction = rn::div(rn::mul(p.d.s, p.d.s), n);
+    set_output(f, 0, double(pr.mean), a);
+    set_output(f, 1, double(rn::div(rn::sub(p.d2.s, correction), n)), a);
+    return f;
+  }
+};
+
+}  // namespace ulpscope

@@ -1,0 +1,360 @@
+// The CPU models: end-to-end facts of the textbook algorithms (issue 11),
+// the exact accumulator against MPFR, and the tree order against an
+// independent re-implementation.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/model.hpp"
+#include "model_test_support.hpp"
+
+namespace ulpscope {
+namespace {
+
+using test::make_array;
+
+KernelSpec spec_of(Op op, Dtype in, Accumulator acc, Shape shape, Dtype out) {
+  KernelSpec s;
+  s.op = op;
+  s.in = in;
+  s.out = out;
+  s.acc = acc;
+  s.shape = shape;
+  return s;
+}
+
+ReductionProblem whole(Op op, const TypedArray& x, const TypedArray* y = nullptr) {
+  ReductionProblem p;
+  p.op = op;
+  p.axis = Axis::all;
+  p.rows = 1;
+  p.cols = std::int64_t(x.size());
+  p.x = &x;
+  p.y = y;
+  return p;
+}
+
+double run1(const KernelSpec& s, const ReductionProblem& p, LaunchConfig c = {1, 1}, int k = 0) {
+  return run_model(s, p, c).values.at(k);
+}
+
+// --- Issue 11: what the textbook loop does -------------------------------
+
+TEST(SerialFacts, Fp32NaiveSumOfOnesStagnatesAt2To24) {
+  const TypedArray ones = make_array(Dtype::fp32, std::int64_t(1) << 25, [](auto) { return 1.0; });
+  const auto p = whole(Op::sum, ones);
+  EXPECT_EQ(run1(spec_of(Op::sum, Dtype::fp32, Accumulator::naive, Shape::serial, Dtype::fp32), p), 0x1p24);
+  EXPECT_EQ(run1(spec_of(Op::sum, Dtype::fp32, Accumulator::fp32, Shape::serial, Dtype::fp32), p), 0x1p24);
+  // Compensated summation recovers every lost unit: correctly rounded.
+  EXPECT_EQ(run1(spec_of(Op::sum, Dtype::fp32, Accumulator::kahan, Shape::serial, Dtype::fp32), p), 0x1p25);
+  EXPECT_EQ(run1(spec_of(Op::sum, Dtype::fp32, Accumulator::pairwise, Shape::serial, Dtype::fp32), p), 0x1p25);
+  EXPECT_EQ(run1(spec_of(Op::sum, Dtype::fp32, Accumulator::exact, Shape::serial, Dtype::fp32), p), 0x1p25);
+}
+
+TEST(SerialFacts, Fp16NaiveSumOfUniformStopsAt2048) {
+  std::uint64_t s = 11;
+  const TypedArray x = make_array(Dtype::fp16, 20000, [&](auto) { return test::uniform01(s); });
+  const auto p = whole(Op::sum, x);
+  // At 2048 the fp16 spacing is 2: any value below 1 rounds back (a tie at 1 goes to even).
+  EXPECT_EQ(run1(spec_of(Op::sum, Dtype::fp16, Accumulator::naive, Shape::serial, Dtype::fp16), p), 2048.0);
+  const double fp32 = run1(spec_of(Op::sum, Dtype::fp16, Accumulator::fp32, Shape::serial, Dtype::fp32), p);
+  EXPECT_GT(fp32, 9000.0);
+}
+
+TEST(SerialFacts, NaiveVarianceAtLargeMeanLosesEveryDigit) {
+  std::uint64_t s = 5;
+  const std::int64_t n = 100000;
+  const TypedArray x = make_array(Dtype::fp32, n, [&](auto) {
+    const double u = test::uniform01(s), v = test::uniform01(s);
+    return 1e4 + std::sqrt(-2.0 * std::log(1.0 - u)) * std::cos(6.283185307179586 * v);  // Box-Muller
+  });
+  // Reference: two passes in long double over the exact float values.
+  long double mean = 0, m2 = 0;
+  for (std::int64_t i = 0; i < n; ++i) mean += x.at(i);
+  mean /= n;
+  for (std::int64_t i = 0; i < n; ++i) m2 += (x.at(i) - mean) * (x.at(i) - mean);
+  const double var = double(m2 / n);
+  ASSERT_NEAR(var, 1.0, 0.05);
+  const auto p = whole(Op::mean_var, x);
+  for (Shape shape : {Shape::serial, Shape::tree}) {
+    auto rel = [&](Accumulator a) {
+      const KernelSpec k = spec_of(Op::mean_var, Dtype::fp32, a, shape, Dtype::fp32);
+      const LaunchConfig c = launch_configs(k, n).front();
+      return std::fabs(run_model(k, p, c).values.at(1) - var) / var;
+    };
+    SCOPED_TRACE(std::string(to_string(shape)));
+    EXPECT_GE(rel(Accumulator::naive), 1.0);  // no correct digit left
+    EXPECT_GE(rel(Accumulator::fp32), 1.0);
+    EXPECT_LT(rel(Accumulator::welford), 1e-3);
+    EXPECT_LT(rel(Accumulator::two_pass), 1e-3);
+    EXPECT_LT(rel(Accumulator::fp64), 1e-3);  // the same formula in fp64 keeps about half its digits
+  }
+}
+
+// --- exact: correctly rounded, and the same bits in any order ------------
+
+struct ExactCase {
+  Dtype in;
+  Op op;
+};
+
+class ExactModel : public ::testing::TestWithParam<ExactCase> {};
+
+TEST_P(ExactModel, CorrectlyRoundedInEveryOrderAndConfiguration) {
+  const auto [in, op] = GetParam();
+  const bool square = op == Op::sumsq;
+  for (std::int64_t n : {0, 1, 31, 33, 1023, 4097, 70001}) {
+    std::uint64_t s = std::uint64_t(n) * 7 + unsigned(in);
+    const FormatInfo& f = format_info(in);
+    // Random signs and magnitudes over the whole range, subnormals included,
+    // kept clear of overflow so that every output is finite.
+    const double top = square ? std::sqrt(f.max_finite / 4) : f.max_finite / 4;
+    auto gen = [&](auto) {
+      const double e = std::log2(f.min_subnormal) + test::uniform01(s) * (std::log2(top) - std::log2(f.min_subnormal));
+      return (test::mix(s) & 1 ? -1.0 : 1.0) * std::exp2(e) / std::max(1.0, std::sqrt(double(n)) / 8);
+    };
+    const TypedArray x = make_array(in, n, gen);
+    const TypedArray y = make_array(in, n, gen);
+    const TypedArray* yp = op == Op::dot ? &y : nullptr;
+    mpfr_t ex;
+    test::exact_sum(ex, x, yp, square);
+    std::vector<Dtype> outs = {Dtype::fp64, Dtype::fp32, Dtype::bf16, Dtype::fp16};
+    if (is_fp8(in)) outs.push_back(in);
+    for (Dtype out : outs) {
+      double want = test::round_mpfr_to(ex, out);
+      // fp8 outputs saturate (KernelSpec's default, CUDA's __NV_SATFINITE).
+      if (is_fp8(out) && !std::isfinite(want)) want = std::copysign(format_info(out).max_finite, want);
+      SCOPED_TRACE(std::string(to_string(in)) + " " + std::string(to_string(op)) + " n=" + std::to_string(n) +
+                   " out=" + std::string(to_string(out)));
+      for (Shape shape : {Shape::serial, Shape::tree}) {
+        const KernelSpec k = spec_of(op, in, Accumulator::exact, shape, out);
+        for (const LaunchConfig& c : launch_configs(k, n)) {
+          const double got = run1(k, whole(op, x, yp), c);
+          if (std::isnan(want)) EXPECT_TRUE(std::isnan(got));
+          else {
+            EXPECT_EQ(got, want) << std::hexfloat << got << " vs " << want;
+            EXPECT_EQ(std::signbit(got), std::signbit(want));
+          }
+        }
+      }
+    }
+    // A permutation of the input: same bits.
+    if (n > 1 && op != Op::dot) {
+      std::vector<double> v(n);
+      for (std::int64_t i = 0; i < n; ++i) v[i] = x.at(i);
+      std::reverse(v.begin(), v.end());
+      std::swap(v[0], v[n / 2]);
+      const TypedArray xr = make_array(in, n, [&](auto i) { return v[i]; });
+      const KernelSpec k = spec_of(op, in, Accumulator::exact, Shape::tree, Dtype::fp32);
+      const auto c = launch_configs(k, n);
+      EXPECT_EQ(run1(k, whole(op, xr), c[1]), run1(k, whole(op, x), c[0]));
+    }
+    mpfr_clear(ex);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formats, ExactModel,
+    ::testing::Values(ExactCase{Dtype::fp32, Op::sum}, ExactCase{Dtype::fp16, Op::sum}, ExactCase{Dtype::bf16, Op::sum},
+                      ExactCase{Dtype::fp8_e4m3, Op::sum}, ExactCase{Dtype::fp8_e5m2, Op::sum},
+                      ExactCase{Dtype::fp32, Op::dot}, ExactCase{Dtype::fp16, Op::sumsq},
+                      ExactCase{Dtype::bf16, Op::dot}, ExactCase{Dtype::fp8_e4m3, Op::sumsq},
+                      ExactCase{Dtype::fp8_e5m2, Op::dot}),
+    [](const auto& info) {
+      return std::string(to_string(info.param.in)) + "_" + std::string(to_string(info.param.op));
+    });
+
+// Hard cases for the final rounding: ties, ties broken by a far sticky bit,
+// results in the subnormal range and at the overflow threshold.
+TEST(ExactModel, RoundsTiesStickyBitsSubnormalsAndOverflow) {
+  struct Case {
+    Dtype in, out;
+    std::vector<double> x;
+  };
+  const std::vector<Case> cases = {
+      {Dtype::fp32, Dtype::fp32, {1.0, 0x1p-24}},                     // tie: to even, 1
+      {Dtype::fp32, Dtype::fp32, {1.0, 0x1p-24, 0x1p-149}},           // past the tie: up
+      {Dtype::fp32, Dtype::fp32, {1.0, 0x1p-24, -0x1p-149}},          // below it: down
+      {Dtype::fp32, Dtype::fp32, {1.0 + 0x1p-23, 0x1p-24}},           // tie: to even, up
+      {Dtype::fp32, Dtype::fp16, {0x1p-24, 0x1p-26}},                 // subnormal fp16 result
+      {Dtype::fp32, Dtype::fp16, {0x1p-25}},                          // half the least subnormal: 0
+      {Dtype::fp32, Dtype::fp16, {0x1p-25, 0x1p-60}},                 // just above: least subnormal
+      {Dtype::fp32, Dtype::fp16, {65504.0, 16.0}},                    // below the threshold: max
+      {Dtype::fp32, Dtype::fp16, {65504.0, 16.0, 0x1p-100}},          // above: inf
+      {Dtype::fp16, Dtype::fp16, {-0.0, -0.0}},                       // -0 kept
+      {Dtype::fp16, Dtype::fp16, {-0.0, 0.0}},                        // +0
+      {Dtype::fp32, Dtype::fp64, {0x1p100, 1.0, -0x1p100}},           // cancellation: exactly 1
+  };
+  for (const auto& c : cases) {
+    const TypedArray x = make_array(c.in, std::int64_t(c.x.size()), [&](auto i) { return c.x[i]; });
+    mpfr_t ex;
+    test::exact_sum(ex, x, nullptr, false);
+    const double want = c.x.size() == 2 && c.x[0] == -0.0 && std::signbit(c.x[0]) && std::signbit(c.x[1])
+                            ? -0.0
+                            : test::round_mpfr_to(ex, c.out);
+    mpfr_clear(ex);
+    const KernelSpec k = spec_of(Op::sum, c.in, Accumulator::exact, Shape::tree, c.out);
+    for (const auto& cfg : launch_configs(k, x.size())) {
+      const double got = run1(k, whole(Op::sum, x), cfg);
+      EXPECT_EQ(got, want) << std::hexfloat << got << " vs " << want;
+      EXPECT_EQ(std::signbit(got), std::signbit(want));
+    }
+  }
+}
+
+// --- the tree order against an independent re-implementation ------------
+
+// fp32 sum in the tree order, written from the description in other terms:
+// elements are dealt to threads by index; the shuffle tree as a recursion.
+float warp_tree(const std::vector<float>& lane, int l, int stride) {
+  if (stride == 32) return lane[l];
+  return warp_tree(lane, l, 2 * stride) + warp_tree(lane, l + stride, 2 * stride);
+}
+float block_tree(const std::vector<float>& thread_sums, int threads) {
+  std::vector<float> slots(32, -0.0f);
+  for (int w = 0; w < threads / 32; ++w)
+    slots[w] = warp_tree(std::vector<float>(thread_sums.begin() + 32 * w, thread_sums.begin() + 32 * w + 32), 0, 1);
+  return warp_tree(slots, 0, 1);
+}
+float independent_tree_sum(const std::vector<float>& x, int blocks, int threads, int vec) {
+  const std::int64_t G = std::int64_t(blocks) * threads, n = std::int64_t(x.size());
+  const std::int64_t body = n / vec * vec;
+  std::vector<std::vector<float>> items(G);
+  for (std::int64_t i = 0; i < body; ++i) items[(i / vec) % G].push_back(x[i]);
+  for (std::int64_t i = body; i < n; ++i) items[i - body].push_back(x[i]);
+  std::vector<float> block_sums;
+  for (int b = 0; b < blocks; ++b) {
+    std::vector<float> sums(threads);
+    for (int t = 0; t < threads; ++t) {
+      float s = -0.0f;
+      for (float v : items[std::int64_t(b) * threads + t]) s += v;
+      sums[t] = s;
+    }
+    block_sums.push_back(block_tree(sums, threads));
+  }
+  std::vector<float> second(threads, -0.0f);
+  for (int i = 0; i < blocks; ++i) second[i % threads] += block_sums[i];
+  return block_tree(second, threads);
+}
+
+TEST(TreeModel, Fp32SumMatchesAnIndependentImplementation) {
+  for (std::int64_t n : {0, 1, 31, 32, 33, 1023, 4097, (1 << 20) + 3}) {
+    std::uint64_t s = std::uint64_t(n) + 99;
+    const TypedArray x = make_array(Dtype::fp32, n, [&](auto) { return test::uniform01(s) * 2 - 0.7; });
+    std::vector<float> xf(x.as<float>());
+    const KernelSpec k = spec_of(Op::sum, Dtype::fp32, Accumulator::fp32, Shape::tree, Dtype::fp32);
+    auto configs = launch_configs(k, n);
+    configs.push_back({3, 64});
+    configs.push_back({1500, 32});  // more blocks than second-pass threads
+    for (const auto& c : configs) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " blocks=" + std::to_string(c.blocks) +
+                   " threads=" + std::to_string(c.threads));
+      const float want = independent_tree_sum(xf, c.blocks, c.threads, 4);
+      const double got = run1(k, whole(Op::sum, x), c);
+      EXPECT_EQ(got, n == 0 ? 0.0 : double(want));
+    }
+  }
+}
+
+// --- every combination runs, or says why not ------------------------------
+
+TEST(Model, EveryCombinationRunsOrGivesAReason) {
+  constexpr Op kOps[] = {Op::sum, Op::mean, Op::dot, Op::sumsq, Op::norm2, Op::rms, Op::mean_var,
+                         Op::max, Op::min, Op::amax};
+  constexpr Accumulator kAccs[] = {Accumulator::naive, Accumulator::fp32,     Accumulator::fp64,
+                                   Accumulator::kahan, Accumulator::pairwise, Accumulator::welford,
+                                   Accumulator::two_pass, Accumulator::exact};
+  int ran = 0;
+  for (Dtype in : kInputDtypes)
+    for (Op op : kOps)
+      for (Accumulator acc : kAccs)
+        for (Shape shape : {Shape::serial, Shape::tree, Shape::atomic}) {
+          const KernelSpec k = spec_of(op, in, acc, shape, default_out_dtype(in));
+          std::uint64_t s = 3;
+          const TypedArray x = make_array(in, 517, [&](auto) { return test::uniform01(s) + 0.5; });
+          const TypedArray y = make_array(in, 517, [&](auto) { return test::uniform01(s) - 0.5; });
+          const auto p = whole(op, x, &y);
+          if (auto why = unsupported(k, Axis::all)) {
+            EXPECT_FALSE(why->empty());
+            EXPECT_THROW(run_model(k, p, {1, 32}), std::invalid_argument);
+            continue;
+          }
+          const auto r = run_model(k, p, launch_configs(k, 517).front(), 7);
+          ASSERT_EQ(r.values.size(), std::size_t(components(op)));
+          for (double v : r.values) EXPECT_TRUE(std::isfinite(v));
+          ++ran;
+        }
+  EXPECT_GT(ran, 300);
+}
+
+// max, min and amax select an input; NaN anywhere gives NaN.
+TEST(Model, SelectionsPickTheExtremeAndPropagateNaN) {
+  std::uint64_t s = 17;
+  std::vector<double> v(4097);
+  for (auto& e : v) e = test::uniform01(s) * 200 - 100;
+  const TypedArray x = make_array(Dtype::bf16, 4097, [&](auto i) { return v[i]; });
+  double mx = -1e9, mn = 1e9, am = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    mx = std::max(mx, x.at(i));
+    mn = std::min(mn, x.at(i));
+    am = std::max(am, std::fabs(x.at(i)));
+  }
+  for (auto [op, want] : {std::pair{Op::max, mx}, {Op::min, mn}, {Op::amax, am}}) {
+    const KernelSpec k = spec_of(op, Dtype::bf16, Accumulator::fp32, Shape::tree, Dtype::bf16);
+    for (const auto& c : launch_configs(k, 4097)) EXPECT_EQ(run1(k, whole(op, x), c), want);
+  }
+  const TypedArray xn = make_array(Dtype::fp32, 100, [](auto i) { return i == 57 ? std::nan("") : double(i); });
+  for (Op op : {Op::max, Op::min, Op::amax}) {
+    const KernelSpec k = spec_of(op, Dtype::fp32, Accumulator::fp32, Shape::tree, Dtype::fp32);
+    EXPECT_TRUE(std::isnan(run1(k, whole(op, xn), launch_configs(k, 100)[1])));
+  }
+}
+
+// Row-wise orders: inner rows follow the block tree with V elements per
+// thread step, outer columns the serial order.
+TEST(Model, RowWiseMatchesPerRowReductions) {
+  const std::int64_t rows = 7, cols = 1000;
+  std::uint64_t s = 23;
+  const TypedArray x = make_array(Dtype::fp16, rows * cols, [&](auto) { return test::uniform01(s) * 4 - 1; });
+  const KernelSpec tree = spec_of(Op::sum, Dtype::fp16, Accumulator::fp32, Shape::tree, Dtype::fp32);
+  const KernelSpec serial = spec_of(Op::sum, Dtype::fp16, Accumulator::fp32, Shape::serial, Dtype::fp32);
+  ReductionProblem p;
+  p.op = Op::sum;
+  p.rows = rows;
+  p.cols = cols;
+  p.x = &x;
+  p.axis = Axis::inner;
+  const auto inner = run_model(tree, p, {1, 128}).values;
+  p.axis = Axis::outer;
+  const auto outer = run_model(tree, p, {1, 128}).values;
+  ASSERT_EQ(inner.size(), std::size_t(rows));
+  ASSERT_EQ(outer.size(), std::size_t(cols));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const TypedArray row = make_array(Dtype::fp16, cols, [&](auto i) { return x.at(r * cols + i); });
+    // A block of 128 threads over one row is the whole-array order with one block
+    // (the second pass only merges identities, which changes no bits).
+    EXPECT_EQ(inner[r], run1(tree, whole(Op::sum, row), {1, 128}));
+  }
+  for (std::int64_t c = 0; c < cols; c += 97) {
+    const TypedArray col = make_array(Dtype::fp16, rows, [&](auto i) { return x.at(i * cols + c); });
+    EXPECT_EQ(outer[c], run1(serial, whole(Op::sum, col)));
+  }
+}
+
+TEST(Model, LaunchConfigsDifferAndDepthGrowsWithTheChain) {
+  const KernelSpec k = spec_of(Op::sum, Dtype::fp32, Accumulator::fp32, Shape::tree, Dtype::fp32);
+  const auto c = launch_configs(k, 1 << 20);
+  ASSERT_GE(c.size(), 3u);
+  for (std::size_t i = 1; i < c.size(); ++i) EXPECT_FALSE(c[i] == c[0]);
+  const KernelSpec ser = spec_of(Op::sum, Dtype::fp32, Accumulator::fp32, Shape::serial, Dtype::fp32);
+  EXPECT_EQ(addition_depth(ser, Axis::all, 1000, {1, 1}), 999);
+  // 2^20 fp32 elements, 1024 blocks of 256: one vector of 4 per thread (3 adds),
+  // 8 levels in the block, 4 partials per second-pass thread (3) and 8 levels.
+  EXPECT_EQ(addition_depth(k, Axis::all, 1 << 20, {1024, 256}), 3 + 8 + 3 + 8);
+}
+
+}  // namespace
+}  // namespace ulpscope
