@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string_view>
@@ -24,10 +25,15 @@ static_assert(std::endian::native == std::endian::little,
 // The file, opened, with its size known before anything is allocated.
 class InputFile {
  public:
-  explicit InputFile(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+  explicit InputFile(const std::string& path) : path_(path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) fail("is a directory, not a file");
+    in_.open(path, std::ios::binary);
     if (!in_) fail(fmt::format("cannot open: {}", std::strerror(errno)));
     in_.seekg(0, std::ios::end);
-    size_ = static_cast<std::uint64_t>(in_.tellg());
+    const std::streamoff end = in_.tellg();
+    if (end < 0) fail("cannot tell the file's size");
+    size_ = static_cast<std::uint64_t>(end);
     in_.seekg(0);
   }
   std::uint64_t size() const { return size_; }

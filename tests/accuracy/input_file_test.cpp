@@ -255,6 +255,8 @@ TEST_F(InputFileTest, MalformedNpyFilesGiveOneClearLine) {
   expect_npy_error("fp64.npy", good, Dtype::fp64, "fp64 is an output format");
   const std::string missing = (dir_ / "missing.npy").string();
   expect_error(missing, [&] { read_npy(missing, std::nullopt); }, "cannot open");
+  const std::string folder = dir_.string();
+  expect_error(folder, [&] { read_npy(folder, std::nullopt); }, "is a directory");
 }
 
 TEST_F(InputFileTest, RawFilesOfEachDtype) {
