@@ -254,7 +254,9 @@ std::vector<Reference> scaled_by_root(const std::vector<ExactReal>& a, const Exa
       ExactReal z(p);
       const int tz = mpfr_div(z.get(), a[i].get(), r.value.get(), MPFR_RNDN);
       Approximation y{ExactReal(p)};
-      const int ty = mpfr_add(y.value.get(), z.get(), b.get(), MPFR_RNDN);
+      // rmsnorm has no beta: y = z keeps the sign of a -0 (z + 0 would not).
+      const int ty = beta.empty() ? mpfr_set(y.value.get(), z.get(), MPFR_RNDN)
+                                  : mpfr_add(y.value.get(), z.get(), b.get(), MPFR_RNDN);
       y.exact = r.exact && tz == 0 && ty == 0;
       mpfr_exp_t top = mpfr_regular_p(z.get()) ? exponent(z) + 2 : mpfr_get_emin();
       if (mpfr_regular_p(y.value.get())) top = std::max(top, exponent(y.value));
@@ -278,7 +280,8 @@ std::vector<Reference> degenerate_norm(const std::vector<ExactReal>& a, const Ex
     ExactReal q(64);
     mpfr_div(q.get(), a[i].get(), r.get(), MPFR_RNDN);  // finite / Inf = 0; 0 / 0 = NaN
     mpfr_set_prec(y.get(), 64);
-    mpfr_add_d(y.get(), q.get(), beta.empty() ? 0.0 : beta[i], MPFR_RNDN);
+    if (beta.empty()) mpfr_set(y.get(), q.get(), MPFR_RNDN);
+    else mpfr_add_d(y.get(), q.get(), beta[i], MPFR_RNDN);
     refs.push_back(exact_reference(y, out));
   }
   return refs;

@@ -23,7 +23,8 @@ ZivResult ziv_round(const std::function<Approximation(mpfr_prec_t)>& evaluate, D
     ++result.evaluations;
     result.precision = p;
     bool decided = a.exact || !mpfr_number_p(a.value.get());
-    if (!decided) {
+    if (!decided && mpfr_zero_p(a.value.get()) == 0 &&
+        a.error_exponent <= mpfr_get_exp(a.value.get()) - kCertifiedBits) {
       ExactReal radius(2);
       mpfr_set_ui_2exp(radius.get(), 1, a.error_exponent, MPFR_RNDN);
       const ExactReal lo = exact_sub(a.value, radius);

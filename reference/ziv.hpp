@@ -27,12 +27,16 @@ struct ZivResult {
   int evaluations = 0;
 };
 
+// A certified value is also known to this many bits (relative error below
+// 2^-120), so that metrics computed from it are not limited by it.
+inline constexpr int kCertifiedBits = 120;
+
 // The first precision tried: the references keep at least 128 bits so that
 // metrics computed from them are not limited by them.
 inline constexpr mpfr_prec_t kZivStartPrecision = 128;
 
 // Calls evaluate(p) for p = start, 2 start, 4 start, ... until the result is
-// exact or both ends of [value - 2^e, value + 2^e] round to the same value of
+// exact, or its error is below 2^-kCertifiedBits relatively and both ends of [value - 2^e, value + 2^e] round to the same value of
 // `out` (rounding to nearest is monotone, so the exact real, which lies in
 // between, rounds to it as well). This is mpfr_can_round's test, done with
 // the final rounding itself so that the format's subnormal grid, its overflow
