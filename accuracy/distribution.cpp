@@ -267,7 +267,10 @@ std::optional<double> DistributionSpec::parameter() const { return param ? param
 
 std::string DistributionSpec::name() const {
   std::string s(to_string(d));
-  if (param) s += ":" + format_parameter(*param);
+  if (param) {
+    s += ':';
+    s += format_parameter(*param);
+  }
   return s;
 }
 

@@ -268,7 +268,9 @@ TEST_P(EveryDtype, SortedHoldNormalsValuesInOrder) {
     ASSERT_LE(up[i - 1], up[i]);
     ASSERT_GE(down[i - 1], down[i]);
     // -0 before +0 going up (totalOrder).
-    if (up[i - 1] == 0 && up[i] == 0) ASSERT_FALSE(std::signbit(up[i]) && !std::signbit(up[i - 1]));
+    if (up[i - 1] == 0 && up[i] == 0) {
+      ASSERT_FALSE(std::signbit(up[i]) && !std::signbit(up[i - 1]));
+    }
   }
   std::sort(normal.begin(), normal.end());
   auto up_values = up;

@@ -112,7 +112,9 @@ TEST_P(NarrowRange, HitsWhatTheRangeAllowsAndSaysWhatItReached) {
       EXPECT_LE(got, want * 10) << want << ": " << g.note;
     } else {
       EXPECT_GE(got, reach / 10) << want << ": " << g.note;
-      if (got < want / 10) EXPECT_NE(g.note.find("range allows"), std::string::npos) << g.note;
+      if (got < want / 10) {
+        EXPECT_NE(g.note.find("range allows"), std::string::npos) << g.note;
+      }
     }
     EXPECT_NE(g.note.find("condition reached"), std::string::npos);
   }
