@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace ulpscope {
 namespace {
@@ -102,6 +103,28 @@ inline VecD widen8(VecU32 u) {
 
 #define ULPSCOPE_MAX_U64(a, b) ((a) > (b) ? (a) : (b))
 
+// Horizontal reductions by halving shuffles (a scalar loop over the lanes
+// costs as much as the block's main loop). Sums of a level's parts are exact
+// in any order.
+inline std::uint64_t reduce_max(VecU64 m) {
+  m = ULPSCOPE_MAX_U64(m, __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3));
+  m = ULPSCOPE_MAX_U64(m, __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5));
+  m = ULPSCOPE_MAX_U64(m, __builtin_shufflevector(m, m, 1, 0, 3, 2, 5, 4, 7, 6));
+  return m[0];
+}
+inline std::uint64_t reduce_and(VecU64 m) {
+  m &= __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3);
+  m &= __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5);
+  m &= __builtin_shufflevector(m, m, 1, 0, 3, 2, 5, 4, 7, 6);
+  return m[0];
+}
+inline double reduce_sum(VecD s) {
+  s += __builtin_shufflevector(s, s, 4, 5, 6, 7, 0, 1, 2, 3);
+  s += __builtin_shufflevector(s, s, 2, 3, 0, 1, 6, 7, 4, 5);
+  s += __builtin_shufflevector(s, s, 1, 0, 3, 2, 5, 4, 7, 6);
+  return s[0];
+}
+
 // The terms of one full block as doubles, and their statistics.
 template <class T, Terms K>
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -126,13 +149,9 @@ BlockStats fill_terms(const T* __restrict x, const T* __restrict y, double* __re
     an &= b;
   }
   BlockStats s;
-  std::uint32_t rm = 0;
-  for (int l = 0; l < kLanes; ++l) {
-    s.max_magnitude = std::max<std::uint64_t>(s.max_magnitude, mx[l]);
-    s.all_bits_and &= an[l];
-    rm = std::max(rm, raw_max[l]);
-  }
-  s.special = rm >= Layout<T>::special_from;
+  s.max_magnitude = reduce_max(mx);
+  s.all_bits_and = reduce_and(an);
+  s.special = reduce_max(__builtin_convertvector(raw_max, VecU64)) >= Layout<T>::special_from;
   return s;
 }
 
@@ -155,21 +174,16 @@ double extract_level(double* __restrict t, double sigma, std::uint64_t* __restri
     m0 = ULPSCOPE_MAX_U64(m0, (VecU64)ra & kDoubleMagnitude);
     m1 = ULPSCOPE_MAX_U64(m1, (VecU64)rb & kDoubleMagnitude);
   }
-  const VecD s = s0 + s1;  // every partial sum is exact (the lemma's bound)
-  double sum = 0;
-  std::uint64_t m = 0;
-  for (int l = 0; l < kLanes; ++l) {
-    sum += s[l];
-    m = std::max<std::uint64_t>(m, std::max(m0[l], m1[l]));
-  }
-  *max_residual = m;
-  return sum;
+  *max_residual = reduce_max(ULPSCOPE_MAX_U64(m0, m1));
+  return reduce_sum(s0 + s1);  // every partial sum is exact (the lemma's bound)
 }
 
 // sigma = 2^k with 2^k >= 2^kBlockLog2 * |t| for every |t| <= the given magnitude.
 inline double sigma_above(std::uint64_t max_magnitude) {
-  const int e = int(max_magnitude >> 52) - 1023;  // floor(log2) for normal doubles
-  return std::ldexp(1.0, std::max(e, -1022) + 1 + kBlockLog2);
+  // floor(log2) for normal doubles; terms never come near double's limits
+  // (fp32 squares lie in [2^-298, 2^256]).
+  const int e = std::max(int(max_magnitude >> 52) - 1023, -1000);
+  return std::bit_cast<double>(std::uint64_t(e + 1 + kBlockLog2 + 1023) << 52);
 }
 
 // For blocks whose terms span too many binades: exponent-indexed integer bins
@@ -234,20 +248,94 @@ class ExponentBins {
   std::size_t pending_ = 0;
 };
 
+// The same for products: the two significands' product (at most 2p bits,
+// 48 for fp32) is added as an integer to the bin of its sign and exponent
+// sum (the scheme ExBLAS uses for dot products). 2^16 products fit a bin.
+template <class T, bool Magnitude>
+class ProductBins {
+  using L = Layout<T>;
+  static constexpr int kFieldBits = L::width - 1 - L::man_bits;
+  static constexpr std::size_t kExponentSums = std::size_t(2) << kFieldBits;  // 0 .. 2 * max field
+  static constexpr int kCopies = 4;
+  static constexpr std::size_t kFlushAfter = std::size_t(1) << (64 - 2 * (L::man_bits + 1));
+
+ public:
+  ProductBins() { clear(); }
+  void add(const T* x, const T* y, std::size_t n, ExactAccumulator& acc) {
+    std::size_t i = 0;
+    while (i < n) {
+      const std::size_t len = std::min(n - i, kFlushAfter - pending_);
+      add_some(x + i, y + i, len);
+      pending_ += len;
+      i += len;
+      if (pending_ == kFlushAfter) flush(acc);
+    }
+  }
+  void flush(ExactAccumulator& acc) {
+    // Four copies may exceed 2^64 together: each is added on its own.
+    for (int c = 0; c < kCopies; ++c)
+      for (int sign = 0; sign < 2; ++sign)
+        for (std::size_t es = 0; es < kExponentSums; ++es)
+          if (bins_[c][sign][es] != 0) add_bin(bins_[c][sign][es], sign, es, acc);
+    // Zero products leave no trace in the bins; their signs matter when
+    // every term is zero (all -0 gives -0).
+    if (pending_ != 0) acc.add_zeros(!saw_not_negative_zero_, 1);
+    clear();
+  }
+
+ private:
+  static void add_bin(std::uint64_t b, int sign, std::size_t es, ExactAccumulator& acc) {
+    // value = b * 2^(es - 2 (bias + man_bits)); subnormal fields count as 1 (see add_some).
+    const int e = int(es) - 2 * (L::bias + L::man_bits);
+    const std::int64_t lo = std::int64_t(b & 0xFFFFFFFFu), hi = std::int64_t(b >> 32);
+    acc.add_scaled(sign ? -lo : lo, e);
+    if (hi != 0) acc.add_scaled(sign ? -hi : hi, e + 32);
+  }
+  void add_some(const T* x, const T* y, std::size_t n) {
+    const std::uint64_t frac_mask = (std::uint64_t(1) << L::man_bits) - 1;
+    const std::uint32_t field_mask = (1u << kFieldBits) - 1;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t ux = bits_of(x[i]), uy = bits_of(y[i]);
+      const std::uint32_t fx = (ux >> L::man_bits) & field_mask, fy = (uy >> L::man_bits) & field_mask;
+      const std::uint64_t mx = (ux & frac_mask) | (std::uint64_t(fx != 0) << L::man_bits);
+      const std::uint64_t my = (uy & frac_mask) | (std::uint64_t(fy != 0) << L::man_bits);
+      const int sign = Magnitude ? 0 : int(((ux ^ uy) >> (L::width - 1)) & 1);
+      const std::uint64_t p = mx * my;
+      bins_[i % kCopies][sign][std::max(fx, 1u) + std::max(fy, 1u)] += p;
+      saw_not_negative_zero_ |= (p != 0) | (sign == 0);
+    }
+  }
+  void clear() {
+    std::memset(bins_, 0, sizeof bins_);
+    pending_ = 0;
+    saw_not_negative_zero_ = false;
+  }
+  alignas(64) std::uint64_t bins_[kCopies][2][kExponentSums];
+  std::size_t pending_ = 0;
+  bool saw_not_negative_zero_ = false;
+};
+
 template <class T, Terms K>
 void accumulate_serial(const T* x, const T* y, std::size_t n, ExactAccumulator& acc) {
   constexpr bool mag = is_magnitude(K);
-  constexpr bool binnable = K == Terms::value || K == Terms::magnitude;
+  constexpr bool product = is_product(K) || K == Terms::square;
   ExponentBins<T, mag> bins;
+  ProductBins<T, mag> product_bins;
+  // Blocks too wide for the extraction levels go to the bins, which are
+  // exact for any spread.
+  auto to_bins = [&](const T* xb, const T* yb, std::size_t len) {
+    if constexpr (product) product_bins.add(xb, K == Terms::square ? xb : yb, len, acc);
+    else bins.add(xb, len, acc);
+  };
   alignas(64) double t[kBlock];
   int skip = 0, streak = 0;  // after failed blocks, go straight to the bins for a while
   for (std::size_t start = 0; start < n; start += kBlock) {
     const std::size_t len = std::min(kBlock, n - start);
     const T* xb = x + start;
     const T* yb = is_product(K) ? y + start : nullptr;
-    if (binnable && skip > 0 && !has_special(xb, len)) {
+    if (skip > 0 && !has_special(xb, len) && (!is_product(K) || !has_special(yb, len))) {
       --skip;
-      bins.add(xb, len, acc);
+      to_bins(xb, yb, len);
       continue;
     }
     BlockStats stats;
@@ -282,58 +370,71 @@ void accumulate_serial(const T* x, const T* y, std::size_t n, ExactAccumulator& 
     std::uint64_t residual = stats.max_magnitude;
     while (residual != 0 && levels < kMaxLevels)
       level_sum[levels++] = extract_level(t, sigma_above(residual), &residual);
-    if (residual == 0 || !binnable) {
+    if (residual == 0) {
       for (int l = 0; l < levels; ++l) acc.add(level_sum[l]);
-      if (residual != 0)
-        for (std::size_t i = 0; i < len; ++i) acc.add(t[i]);  // exact leftovers
       streak = 0;
       continue;
     }
-    // Too wide for the levels: bin the block's values instead.
-    bins.add(xb, len, acc);
+    // Too wide for the levels: bin the block instead, and the next few
+    // blocks straight away (wide data tends to stay wide).
+    to_bins(xb, yb, len);
     skip = std::min(1 << std::min(++streak, 6), 64);
   }
-  if constexpr (binnable) bins.flush(acc);
+  if constexpr (product) product_bins.flush(acc);
+  else bins.flush(acc);
 }
 
 template <class T, Terms K>
-void accumulate_parallel(const T* x, const T* y, std::size_t n, ExactAccumulator& acc) {
+void accumulate_parallel(const T* x, const T* y, std::size_t n, ExactAccumulator& acc, unsigned max_threads) {
   constexpr std::size_t kParallelFrom = std::size_t(1) << 21;
-  if (n < kParallelFrom) return accumulate_serial<T, K>(x, y, n, acc);
-  const std::size_t half = (n / 2) / kBlock * kBlock;
-  ExactAccumulator upper;
-  std::thread worker([&] { accumulate_serial<T, K>(x + half, y ? y + half : nullptr, n - half, upper); });
-  accumulate_serial<T, K>(x, y, half, acc);
-  worker.join();
-  acc.merge(upper);
+  const std::size_t parts = n < kParallelFrom ? 1 : std::max(1u, max_threads);
+  if (parts == 1) return accumulate_serial<T, K>(x, y, n, acc);
+  // Equal shares on block boundaries; each thread has its own accumulator,
+  // merged exactly at the end.
+  const std::size_t share = (n / parts) / kBlock * kBlock;
+  std::vector<ExactAccumulator> partial(parts - 1);
+  std::vector<std::thread> workers;
+  for (std::size_t t = 1; t < parts; ++t) {
+    const std::size_t begin = t * share, end = t + 1 == parts ? n : (t + 1) * share;
+    workers.emplace_back([=, &partial] {
+      accumulate_serial<T, K>(x + begin, y ? y + begin : nullptr, end - begin, partial[t - 1]);
+    });
+  }
+  accumulate_serial<T, K>(x, y, share, acc);
+  for (auto& w : workers) w.join();
+  for (const auto& p : partial) acc.merge(p);
 }
 
 }  // namespace
 
 template <class T>
-void accumulate(Terms terms, std::span<const T> x, std::span<const T> y, ExactAccumulator& acc) {
+void accumulate(Terms terms, std::span<const T> x, std::span<const T> y, ExactAccumulator& acc,
+                unsigned max_threads) {
   if (is_product(terms) && y.size() != x.size())
     throw std::invalid_argument("exact dot product: the two vectors differ in length");
   const T* xp = x.data();
   const T* yp = y.data();
   const std::size_t n = x.size();
   switch (terms) {
-    case Terms::value: return accumulate_parallel<T, Terms::value>(xp, nullptr, n, acc);
-    case Terms::magnitude: return accumulate_parallel<T, Terms::magnitude>(xp, nullptr, n, acc);
-    case Terms::square: return accumulate_parallel<T, Terms::square>(xp, nullptr, n, acc);
-    case Terms::product: return accumulate_parallel<T, Terms::product>(xp, yp, n, acc);
+    case Terms::value: return accumulate_parallel<T, Terms::value>(xp, nullptr, n, acc, max_threads);
+    case Terms::magnitude: return accumulate_parallel<T, Terms::magnitude>(xp, nullptr, n, acc, max_threads);
+    case Terms::square: return accumulate_parallel<T, Terms::square>(xp, nullptr, n, acc, max_threads);
+    case Terms::product: return accumulate_parallel<T, Terms::product>(xp, yp, n, acc, max_threads);
     case Terms::product_magnitude:
-      return accumulate_parallel<T, Terms::product_magnitude>(xp, yp, n, acc);
+      return accumulate_parallel<T, Terms::product_magnitude>(xp, yp, n, acc, max_threads);
   }
 }
 
-template void accumulate<float>(Terms, std::span<const float>, std::span<const float>, ExactAccumulator&);
-template void accumulate<Fp16>(Terms, std::span<const Fp16>, std::span<const Fp16>, ExactAccumulator&);
-template void accumulate<Bf16>(Terms, std::span<const Bf16>, std::span<const Bf16>, ExactAccumulator&);
+template void accumulate<float>(Terms, std::span<const float>, std::span<const float>,
+                                  ExactAccumulator&, unsigned);
+template void accumulate<Fp16>(Terms, std::span<const Fp16>, std::span<const Fp16>,
+                                  ExactAccumulator&, unsigned);
+template void accumulate<Bf16>(Terms, std::span<const Bf16>, std::span<const Bf16>,
+                                  ExactAccumulator&, unsigned);
 template void accumulate<Fp8E4M3>(Terms, std::span<const Fp8E4M3>, std::span<const Fp8E4M3>,
-                                  ExactAccumulator&);
+                                  ExactAccumulator&, unsigned);
 template void accumulate<Fp8E5M2>(Terms, std::span<const Fp8E5M2>, std::span<const Fp8E5M2>,
-                                  ExactAccumulator&);
+                                  ExactAccumulator&, unsigned);
 
 ExactReal exact_reduce(Terms terms, const TypedArray& x, const TypedArray* y) {
   if (is_product(terms) && (y == nullptr || y->dtype() != x.dtype() || y->size() != x.size()))

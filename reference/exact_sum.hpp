@@ -25,10 +25,13 @@ enum class Terms : std::uint8_t {
 
 // Adds the terms of x (and y, for the product kinds; same length) to acc.
 // Every term is exact in double (products of two input values included), so
-// this is exact. Arrays of 2^21 elements or more are split over two threads.
+// this is exact. Arrays of 2^21 elements or more are split over up to
+// max_threads threads (the result is the same bits: nothing is rounded).
 // T is float, Fp16, Bf16, Fp8E4M3 or Fp8E5M2.
+inline constexpr unsigned kDefaultReferenceThreads = 2;
 template <class T>
-void accumulate(Terms terms, std::span<const T> x, std::span<const T> y, ExactAccumulator& acc);
+void accumulate(Terms terms, std::span<const T> x, std::span<const T> y, ExactAccumulator& acc,
+                unsigned max_threads = kDefaultReferenceThreads);
 
 // The exact sum of the terms. y is needed by the product kinds only; it must
 // have x's format and length (std::invalid_argument otherwise).
