@@ -1,0 +1,144 @@
+#include "accuracy/problem_reference.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "accuracy/error_bound.hpp"
+#include "accuracy/metrics.hpp"
+#include "reference/exact_sum.hpp"
+
+namespace ulpscope {
+namespace {
+
+Along along_of(Axis a) { return a == Axis::outer ? Along::outer : Along::inner; }
+
+std::vector<double> widened(const TypedArray* a) {
+  return a ? a->to_doubles() : std::vector<double>{};
+}
+
+// The reference outputs of one reduction (one line of the problem).
+void append_outputs(Op op, const TypedArray& x, const TypedArray* y, std::span<const double> gamma,
+                    std::span<const double> beta, double eps, OutputFormat out, std::vector<Reference>& into) {
+  switch (op) {
+    case Op::sum: into.push_back(sum_reference(x, out)); return;
+    case Op::mean: into.push_back(mean_reference(x, out)); return;
+    case Op::dot:
+      if (!y) throw std::invalid_argument("dot needs a second vector");
+      into.push_back(dot_reference(x, *y, out));
+      return;
+    case Op::sumsq: into.push_back(sumsq_reference(x, out)); return;
+    case Op::norm2: into.push_back(norm2_reference(x, out)); return;
+    case Op::rms: into.push_back(rms_reference(x, eps, out)); return;
+    case Op::mean_var: {
+      MeanVarReference mv = mean_var_reference(x, out);
+      into.push_back(std::move(mv.mean));
+      into.push_back(std::move(mv.variance));
+      return;
+    }
+    case Op::max: into.push_back(max_reference(x, out)); return;
+    case Op::min: into.push_back(min_reference(x, out)); return;
+    case Op::amax: into.push_back(amax_reference(x, out)); return;
+    case Op::logsumexp: into.push_back(logsumexp_reference(x, out)); return;
+    case Op::rmsnorm:
+      for (auto& r : rmsnorm_reference(x, gamma, eps, out)) into.push_back(std::move(r));
+      return;
+    case Op::layernorm:
+      for (auto& r : layernorm_reference(x, gamma, beta, eps, out)) into.push_back(std::move(r));
+      return;
+  }
+}
+
+}  // namespace
+
+ProblemReference compute_problem_reference(const ReductionProblem& p, Dtype out_dtype, Saturation sat) {
+  if (!p.x) throw std::invalid_argument("no input");
+  ProblemReference r;
+  r.op_ = p.op;
+  r.axis_ = p.axis;
+  r.cols_ = p.cols;
+  r.length_ = p.length();
+  r.per_reduction_ = is_elementwise_output(p.op) ? int(p.length()) : components(p.op);
+  const OutputFormat out{out_dtype, sat};
+  const std::vector<double> gamma = widened(p.gamma), beta = widened(p.beta);
+  const bool whole = p.axis == Axis::all;
+  const std::int64_t lines = whole ? 1 : line_count(p.rows, p.cols, along_of(p.axis));
+  for (std::int64_t j = 0; j < lines; ++j) {
+    const TypedArray x = whole ? *p.x : line_of(*p.x, p.rows, p.cols, along_of(p.axis), j);
+    std::optional<TypedArray> y;
+    if (p.y) y = whole ? *p.y : line_of(*p.y, p.rows, p.cols, along_of(p.axis), j);
+    append_outputs(p.op, x, y ? &*y : nullptr, gamma, beta, p.eps, out, r.outputs);
+    // The ingredients of condition numbers and bounds.
+    if (p.op == Op::dot) {
+      r.abs_sums_.push_back(exact_abs_dot(x, *y));
+      r.sums_.push_back(exact_dot(x, *y));
+    } else if (p.op == Op::sumsq || p.op == Op::norm2 || p.op == Op::rms || p.op == Op::rmsnorm) {
+      ExactReal q = exact_sumsq(x);
+      r.abs_sums_.push_back(q);
+      r.sums_.push_back(std::move(q));
+    } else {
+      r.abs_sums_.push_back(exact_abs_sum(x));
+      r.sums_.push_back(exact_sum(x));
+    }
+    if (p.op == Op::mean_var || p.op == Op::layernorm) r.sumsq_.push_back(exact_sumsq(x));
+  }
+  return r;
+}
+
+std::string ProblemReference::component_name(std::size_t i) const {
+  const std::size_t line = i / std::size_t(per_reduction_), within = i % std::size_t(per_reduction_);
+  const char* axis_word = axis_ == Axis::outer ? "col" : "row";
+  std::string name;
+  if (axis_ != Axis::all || is_elementwise_output(op_)) name = fmt::format("{} {}", axis_word, line);
+  if (op_ == Op::mean_var) {
+    const char* c = within == 0 ? "mean" : "variance";
+    name = name.empty() ? c : name + ", " + c;
+  } else if (is_elementwise_output(op_)) {
+    name += fmt::format(", col {}", within);
+  }
+  return name;
+}
+
+std::optional<double> ProblemReference::condition(std::size_t i) const {
+  const std::size_t line = i / std::size_t(per_reduction_);
+  if (line >= sums_.size()) return std::nullopt;
+  switch (op_) {
+    case Op::max: case Op::min: case Op::amax: case Op::logsumexp: case Op::rmsnorm: case Op::layernorm:
+      return std::nullopt;
+    case Op::mean_var:
+      if (i % 2 == 1) return condition_variance(sums_[line], sumsq_[line], length_);
+      return condition_sum(abs_sums_[line], sums_[line]);
+    default:
+      return condition_sum(abs_sums_[line], sums_[line]);
+  }
+}
+
+}  // namespace ulpscope
+
+namespace ulpscope {
+
+std::optional<double> ProblemReference::bound_ratio(const KernelSpec& spec, const ReductionProblem& p,
+                                                    std::int64_t depth, double value, std::size_t i) const {
+  const std::size_t line = i / std::size_t(per_reduction_);
+  if (line >= sums_.size() || i >= outputs.size()) return std::nullopt;
+  BoundInputs b;
+  b.op = spec.op;
+  b.acc = spec.acc;
+  b.in = spec.in;
+  b.out = spec.out;
+  b.n = p.length();
+  b.depth = depth;
+  b.sum_abs = abs_sums_[line].to_double();
+  b.sum = sums_[line].to_double();
+  if (spec.op == Op::mean_var) {
+    b.component = int(i % 2);
+    const auto s = sum_squared_deviations(sums_[line], sumsq_[line], p.length());
+    if (!s) return std::nullopt;
+    b.sum_sq_dev = *s;
+    b.mean = p.length() ? b.sum / double(p.length()) : 0.0;
+  }
+  return ulpscope::bound_ratio(value, outputs[i].exact, b);
+}
+
+}  // namespace ulpscope

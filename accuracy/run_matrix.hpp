@@ -1,0 +1,75 @@
+#pragma once
+// SPEC.md, "The four jobs" 1: the run matrix, op x dtype x accumulator x shape
+// x distribution x n x seed on a backend. Each input is generated once, each
+// reference computed once per (input, op, out_dtype) and shared by every
+// kernel on that input; inputs run in parallel on the CPU's cores.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accuracy/cell.hpp"
+#include "accuracy/distribution.hpp"
+#include "formats/dtype.hpp"
+#include "formats/typed_array.hpp"
+#include "kernels/reduction.hpp"
+
+namespace ulpscope {
+
+class GpuBackend;
+
+struct MatrixSettings {
+  std::vector<Op> ops;
+  std::vector<Dtype> dtypes;
+  std::vector<Accumulator> accumulators;
+  std::vector<Shape> shapes;
+  std::vector<DistributionSpec> distributions;
+  std::vector<std::int64_t> sizes;       // whole-array ops: n
+  std::vector<std::uint64_t> seeds;
+  std::optional<Dtype> out_dtype;        // nullopt: SPEC's default per input format
+  Saturation saturation = Saturation::satfinite;
+  std::int64_t row_cols = 4096;          // row-wise ops: [n / row_cols rows, row_cols]
+  std::vector<Axis> row_axes = {Axis::inner};
+  int runs = 3;                          // repeated runs per launch configuration (GPU; atomic model orders)
+  int permutations = 2;                  // permuted copies of the input (order reproducibility)
+  double eps = 1e-6;
+
+  // The settings as a JSON object string (the report header's "settings"), so
+  // that a gate can refuse a baseline made with other settings.
+  std::string to_json() const;
+};
+
+// The inverse of MatrixSettings::to_json (a baseline's matrix, re-run by the
+// gate). Throws std::invalid_argument with one line for anything it does not
+// recognise.
+MatrixSettings settings_from_json(const std::string& json);
+
+// The default matrix (finishes in under a minute per dtype on the CPU models
+// of a 2-core machine) and the thorough one.
+MatrixSettings default_matrix(bool full);
+
+// A user's data (--input) instead of generated distributions.
+struct UserInput {
+  std::string name;  // shown as the distribution, e.g. "file:x.npy"
+  TypedArray values;
+  std::int64_t rows = 1, cols = 0;
+};
+
+struct MatrixProgress {
+  std::function<void(std::size_t done, std::size_t total)> update;
+};
+
+// Runs the matrix on the CPU models (gpu == nullptr) or on the GPU, the models
+// giving matches_model. A cell that fails is reported with status
+// "failed: reason" and the run goes on. Shapes that cannot run on this
+// backend are listed in unavailable (shape, reason) rather than dropped.
+struct MatrixRun {
+  std::vector<Cell> cells;
+  std::vector<std::pair<std::string, std::string>> unavailable;
+};
+MatrixRun run_matrix(const MatrixSettings& settings, GpuBackend* gpu, const MatrixProgress& progress,
+                     const std::optional<UserInput>& user_input = std::nullopt);
+
+}  // namespace ulpscope

@@ -1,0 +1,206 @@
+// accuracy_report: SPEC.md, "The four jobs". Runs the matrix on the GPU (or
+// on the CPU models), writes the report, and optionally gates it against a
+// baseline. Exit status: 0 done, 1 regression (gate) or failed cells, 2 usage
+// or input error.
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "accuracy/input_file.hpp"
+#include "accuracy/run_matrix.hpp"
+#include "kernels/gpu_backend.hpp"
+#include "reports/cli_options.hpp"
+#include "reports/gate.hpp"
+#include "reports/json_report.hpp"
+#include "reports/report_format.hpp"
+#include "reports/atomic_file.hpp"
+
+namespace ulpscope {
+namespace {
+
+constexpr int kUsage = 2;
+
+struct UsageProblem : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+MatrixSettings settings_from(const CliOptions& o) {
+  MatrixSettings s = default_matrix(o.full);
+  if (!o.dtypes.empty()) s.dtypes = o.dtypes;
+  if (!o.ops.empty()) s.ops = o.ops;
+  if (!o.accumulators.empty()) s.accumulators = o.accumulators;
+  if (!o.shapes.empty()) s.shapes = o.shapes;
+  if (!o.distributions.empty()) {
+    s.distributions.clear();
+    for (const auto& text : o.distributions) {
+      std::string why;
+      const auto d = parse_distribution(text, &why);
+      if (!d) throw UsageProblem(why);
+      s.distributions.push_back(*d);
+    }
+  }
+  if (!o.sizes.empty()) s.sizes = o.sizes;
+  if (!o.seeds.empty()) s.seeds = o.seeds;
+  s.out_dtype = o.out_dtype;
+  if (o.saturation) s.saturation = *o.saturation;
+  if (o.axis) s.row_axes = {*o.axis};
+  if (o.cols) s.row_cols = *o.cols;
+  if (o.runs > 0) s.runs = o.runs;
+  return s;
+}
+
+std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s) {
+  if (o.input_path.empty()) return std::nullopt;
+  if (o.dtypes.size() > 1) throw UsageProblem("--input takes at most one --dtype");
+  const std::optional<Dtype> dtype = o.dtypes.empty() ? std::nullopt : std::optional<Dtype>(o.dtypes.front());
+  LoadedInput in;
+  const bool npy = std::filesystem::path(o.input_path).extension() == ".npy";
+  if (npy) {
+    in = read_npy(o.input_path, dtype);
+  } else {
+    if (!dtype || o.sizes.size() != 1)
+      throw UsageProblem("a raw --input file needs one --dtype and one --n (or use a .npy file)");
+    in = read_raw(o.input_path, *dtype, o.sizes.front());
+  }
+  if (o.rows || o.cols) reshape(in, o.rows.value_or(in.rows * in.cols / o.cols.value_or(1)),
+                                o.cols.value_or(in.rows * in.cols / o.rows.value_or(1)));
+  for (Op op : s.ops) check_shape_fits(in, op, is_elementwise_output(op) ? Axis::inner : s.row_axes.front());
+  UserInput u;
+  u.name = "file:" + std::filesystem::path(o.input_path).filename().string();
+  u.rows = in.rows;
+  u.cols = in.cols;
+  u.values = std::move(in.values);
+  s.dtypes = {u.values.dtype()};
+  s.distributions.clear();
+  s.sizes = {u.rows * u.cols};
+  s.seeds = {0};
+  s.row_cols = u.cols;
+  return u;
+}
+
+// A progress bar on a terminal only: not when stderr is piped, not in CI.
+MatrixProgress progress_for(const CliOptions& o) {
+  const char* ci = std::getenv("CI");
+  if (o.quiet || !isatty(STDERR_FILENO) || (ci && *ci)) return {};
+  return {[](std::size_t done, std::size_t total) {
+    const int width = 30;
+    const int filled = total ? int(width * done / total) : width;
+    std::fprintf(stderr, "\r[%-*s] %zu/%zu inputs", width, std::string(std::size_t(filled), '#').c_str(), done,
+                 total);
+    if (done == total) std::fprintf(stderr, "\r%*s\r", width + 32, "");
+    std::fflush(stderr);
+  }};
+}
+
+std::string now_iso8601() {
+  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(t));
+}
+
+int run(const CliOptions& o) {
+  const GateOptions gate_options{o.ulp_tolerance.value_or(0), o.throughput_tolerance};
+  // Comparing two stored reports needs no run.
+  if (!o.current_path.empty()) {
+    const GateOutcome g = gate_report_files(o.baseline_path, o.current_path, gate_options);
+    if (!g.result) throw UsageProblem(g.error);
+    std::cout << g.result->markdown;
+    if (!o.gate_summary_path.empty()) write_file_atomically(o.gate_summary_path, g.result->markdown);
+    return o.gate ? g.status : 0;
+  }
+
+  const ReportFormat format = *parse_in(kReportFormatNames, o.format);
+  std::optional<Report> baseline;
+  MatrixSettings settings = settings_from(o);
+  if (!o.baseline_path.empty()) {
+    // Re-run the baseline's matrix: its settings, not the defaults.
+    baseline = read_report_file(o.baseline_path);
+    try {
+      settings = settings_from_json(baseline->header.settings_json);
+    } catch (const std::invalid_argument& e) {
+      throw UsageProblem(o.baseline_path + ": " + e.what());
+    }
+  }
+  const std::optional<UserInput> user = user_input_from(o, settings);
+
+  std::unique_ptr<GpuBackend> gpu;
+  std::string no_gpu;
+  if (o.backend != BackendChoice::cpu) {
+    gpu = GpuBackend::open(&no_gpu);
+    if (!gpu && o.backend == BackendChoice::cuda) throw UsageProblem("--backend cuda: " + no_gpu);
+    if (!gpu && !o.quiet) std::cerr << "accuracy_report: no GPU (" << no_gpu << "); running the CPU models\n";
+  }
+
+  Report report;
+  report.header.version = ULPSCOPE_VERSION;
+  report.header.git_commit = ULPSCOPE_GIT_COMMIT;
+  report.header.backend = gpu ? "cuda" : "cpu";
+  report.header.device = gpu ? gpu->info().name : "CPU models";
+  report.header.build_flags = ULPSCOPE_BUILD_FLAGS;
+  report.header.command_line = o.command_line;
+  report.header.started_at = now_iso8601();
+  report.header.settings_json = settings.to_json();
+  const auto t0 = std::chrono::steady_clock::now();
+  MatrixRun run = run_matrix(settings, gpu.get(), progress_for(o), user);
+  report.header.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  report.header.unavailable = std::move(run.unavailable);
+  report.cells = std::move(run.cells);
+
+  if (o.out_path.empty()) {
+    write_report(report, format, std::cout, table_style_for_fd(STDOUT_FILENO));
+  } else {
+    write_report_file(report, format, o.out_path);
+  }
+
+  std::size_t failed = 0;
+  for (const Cell& c : report.cells) failed += c.status != "ok";
+  if (failed) std::cerr << "accuracy_report: " << failed << " cell(s) failed (status \"failed: ...\")\n";
+
+  if (baseline) {
+    const GateResult g = run_gate(*baseline, report, gate_options);
+    std::cerr << g.markdown;
+    if (!o.gate_summary_path.empty()) write_file_atomically(o.gate_summary_path, g.markdown);
+    if (o.gate) return gate_exit_status(g);
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace ulpscope
+
+int main(int argc, char** argv) {
+  using namespace ulpscope;
+  const auto parsed = parse_cli(argc, argv);
+  if (const auto* e = std::get_if<CliExit>(&parsed)) {
+    if (e->status == 0) {
+      std::cout << e->message;
+    } else {
+      std::cerr << "accuracy_report: " << e->message << '\n';
+    }
+    return e->status;
+  }
+  try {
+    return run(std::get<CliOptions>(parsed));
+  } catch (const UsageProblem& e) {
+    std::cerr << "accuracy_report: " << e.what() << '\n';
+    return kUsage;
+  } catch (const InputError& e) {
+    std::cerr << "accuracy_report: " << e.what() << '\n';
+    return kUsage;
+  } catch (const ReportInputError& e) {
+    std::cerr << "accuracy_report: " << e.what() << '\n';
+    return kUsage;
+  } catch (const GpuError& e) {
+    std::cerr << "accuracy_report: GPU error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "accuracy_report: " << e.what() << '\n';
+    return 1;
+  }
+}
