@@ -355,6 +355,7 @@ GeneratedInput generate(const DistributionSpec& spec, Dtype dtype, std::int64_t 
     if (with_y) out.y = to_typed_array(ill.y, dtype);
     out.note = std::move(ill.note);
     out.achieved_condition = ill.achieved;
+    out.achieved_dot_condition = ill.achieved_dot;
     return out;
   }
   auto one = [&](int stream) {

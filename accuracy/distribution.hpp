@@ -91,10 +91,12 @@ struct GeneratedInput {
   // What the inputs turned out to be where it may differ from what was asked:
   // "condition reached 3.2e15 (asked 1e16)", "fp8_e4m3 has no infinity: ...".
   std::string note;
-  std::optional<double> achieved_condition;  // ill_conditioned: sum|x|/|sum x| (dot: of x*y), exactly
+  // ill_conditioned: sum|x|/|sum x| and, with y, sum|x_i y_i|/|x.y|, exactly.
+  std::optional<double> achieved_condition, achieved_dot_condition;
 };
 
-// Throws std::invalid_argument for fp64 (an output format only) or n < 0.
+// x is the same whether or not y is asked for. Throws std::invalid_argument
+// for fp64 (an output format only) or n < 0.
 GeneratedInput generate(const DistributionSpec& spec, Dtype dtype, std::int64_t n, std::uint64_t seed,
                         bool with_y = false);
 

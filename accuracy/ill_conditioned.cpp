@@ -65,6 +65,100 @@ int interpolate(int a, int b, std::int64_t k, std::int64_t steps) {
   return a + int(std::floor(double(b - a) * double(k) / double(steps)));
 }
 
+// Chooses v_i so that the terms t_i = w_i v_i (w = 1 for a sum; w = x for
+// the y of a dot product) have sum|t| / |sum t| = condition: the first half
+// of the positions random, with exponents spread over [v_top - spread, v_top];
+// then each further v_i brings the exact sum so far to about +-2^e_k, e_k
+// falling on a straight line from the top to just above the aim T = sum|t| /
+// condition, and the last one (processed last: the largest |w|) brings it to
+// +-T (GenDot's loop, with the end aimed). Every v_i is rounded to the format.
+struct Terms {
+  const std::vector<double>* w = nullptr;  // nullptr: all 1
+  int w_top = 0;                           // floor(log2 max|w|)
+  int v_top = 0, spread = 0;
+  double min_aim = 0;  // no sum of such terms is smaller (but zero) than this
+};
+
+struct Cancelled {
+  std::vector<double> v;
+  std::optional<double> achieved;
+  bool range_limited = false;
+};
+
+Cancelled cancel(const Terms& t, double condition, Dtype dtype, std::int64_t n, const CounterRng& rng) {
+  const FormatInfo& f = format_info(dtype);
+  const int sub = f.emin - f.precision + 1;
+  auto w = [&](std::int64_t i) { return t.w ? (*t.w)[std::size_t(i)] : 1.0; };
+  auto draw = [&](std::int64_t i, int e) {  // +-[1, 2) * 2^e, rounded to the format
+    const std::uint64_t c = std::uint64_t(i) * kDrawsPerElement;
+    const double v = (1.0 + rng.uniform(c)) * detail::exact_pow2(e);
+    return round_into_format((rng.bits(c + 1) & 1) ? -v : v, dtype);
+  };
+  auto draw_first_half = [&](std::int64_t i) {
+    const int lo = std::max(t.v_top - t.spread, f.emin);
+    const int hi = std::max(t.v_top, lo);
+    return draw(i, lo + int(rng.below(std::uint64_t(i) * kDrawsPerElement + 2, std::uint64_t(hi - lo + 1))));
+  };
+
+  Cancelled out;
+  out.v.resize(std::size_t(n));
+  ExactSum sum(t.w ? kDotBits : kSumBits), abs_sum(t.w ? kDotBits : kSumBits);
+  double abs_approx = 0;  // sum|t| so far, for aiming only
+  auto take = [&](std::int64_t i, double v) {
+    out.v[std::size_t(i)] = v;
+    sum.add_product(w(i), v);
+    abs_sum.add_product(std::abs(w(i)), std::abs(v));
+    abs_approx += std::abs(w(i) * v);
+  };
+
+  const std::int64_t n1 = std::max<std::int64_t>(1, n / 2);
+  for (std::int64_t i = 0; i < n1; ++i) take(i, draw_first_half(i));
+  // The cancelling positions, the one with the largest |w| last (a small w
+  // would need a v beyond the format's range to aim precisely); zero w cannot
+  // cancel anything and gets a random v.
+  std::vector<std::int64_t> order;
+  for (std::int64_t i = n1; i < n; ++i) {
+    if (w(i) == 0) take(i, draw_first_half(i));
+    else order.push_back(i);
+  }
+  if (t.w && !order.empty()) {
+    const auto largest = std::max_element(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+      return std::abs(w(a)) < std::abs(w(b));
+    });
+    std::rotate(largest, largest + 1, order.end());
+  }
+  auto aim = [&](double abs_total) {
+    double a = abs_total / condition;
+    if (a < t.min_aim) {
+      out.range_limited = true;
+      a = t.min_aim;
+    }
+    return a;
+  };
+  const std::int64_t steps = std::int64_t(order.size());
+  for (std::int64_t k = 1; k <= steps; ++k) {
+    const std::int64_t i = order[std::size_t(k - 1)];
+    const std::uint64_t c = std::uint64_t(i) * kDrawsPerElement;
+    const double sign = (rng.bits(c + 40) & 1) ? -1.0 : 1.0;
+    const double s = sum.to_double();
+    const bool last = k == steps;
+    // The last term adds about |s| to sum|t|.
+    const double a = aim(abs_approx + (last ? std::abs(s) : 0.0));
+    double target = sign * a;
+    if (!last) {
+      const int e = interpolate(t.w_top + t.v_top, exponent_of(a) + 1, k, steps);
+      target = sign * (1.0 + rng.uniform(c + 41)) * detail::exact_pow2(std::max(e, t.w ? 2 * sub : sub));
+    }
+    take(i, round_into_format((target - s) / w(i), dtype));
+  }
+  out.achieved = ratio(abs_sum, sum);
+  return out;
+}
+
+std::string reached(std::optional<double> achieved) {
+  return achieved ? short_number(*achieved) : std::string("undefined");
+}
+
 }  // namespace
 
 IllConditionedInput generate_ill_conditioned(double condition, Dtype dtype, std::int64_t n, std::uint64_t seed,
@@ -76,118 +170,52 @@ IllConditionedInput generate_ill_conditioned(double condition, Dtype dtype, std:
     return out;
   }
   const FormatInfo& f = format_info(dtype);
-  const int p = f.precision;
-  const int sub = f.emin - p + 1;  // exponent of the smallest subnormal
-  const double min_sub = f.min_subnormal;
   // b = log2(condition), rounded up; integer, from the bits (no libm).
   const int b = exponent_of(condition) + 1;
   int log2n = 1;
   while ((std::int64_t(1) << log2n) < n) ++log2n;
-
-  // Largest exponent: any sum of the values (dot: of the products) stays below
-  // half the format's maximum, so that a naive accumulator in the input format
-  // meets cancellation, not overflow. fp8 inputs are accumulated wider (their
-  // sums go to fp32, SPEC.md "Ops"), so there only the values must fit.
+  // Any partial sum of the values (dot: of the products) stays below half the
+  // format's maximum, so that a naive accumulator in the input format meets
+  // cancellation, not overflow. fp8 inputs are accumulated wider (their sums
+  // go to fp32, SPEC.md "Ops"), so there only the values must fit.
   const bool narrow = is_fp8(dtype);
   const int e_room = narrow ? f.emax - 1 : f.emax - log2n - 2;
-  int e_top = dot ? std::min((b + 3) / 4, narrow ? e_room : (e_room - 1) / 2)
-                        : std::min((b + 1) / 2, e_room);
-  // And the aim T = sum|x| / condition, about n * 2^e_top / condition, must
-  // itself be a value of the format (it is not for fp8 with large n and a
-  // small condition).
+
+  // x: a sum with the asked condition. Its aim T = sum|x| / condition, about
+  // n 2^top / condition, must itself be a value of the format (it is not for
+  // fp8 with large n and a small condition).
+  Terms xs;
+  xs.v_top = std::min((b + 1) / 2, e_room);
   const int e_aim_room = exponent_of(condition * f.max_finite / double(2 * n)) - 1;
-  if (!dot && e_aim_room >= f.emin) e_top = std::min(e_top, e_aim_room);
-  const int spread = dot ? (b + 3) / 4 : (b + 1) / 2;
-  const int e_first_lo = std::max(e_top - spread, f.emin);
-
-  const CounterRng rng(seed, 0x111C0 + (dot ? 1 : 0));
-  auto draw = [&](std::uint64_t i, int slot, int e) {  // +-[1, 2) * 2^e, rounded to the format
-    const std::uint64_t c = i * kDrawsPerElement + std::uint64_t(slot) * 4;
-    const double m = 1.0 + rng.uniform(c);
-    const double v = m * detail::exact_pow2(e);
-    return round_into_format((rng.bits(c + 1) & 1) ? -v : v, dtype);
-  };
-  auto draw_exponent = [&](std::uint64_t i, int slot, int lo, int hi) {
-    return lo + int(rng.below(i * kDrawsPerElement + std::uint64_t(slot) * 4 + 2, std::uint64_t(hi - lo + 1)));
-  };
-  auto random_sign = [&](std::uint64_t i) { return (rng.bits(i * kDrawsPerElement + 40) & 1) ? -1.0 : 1.0; };
-
-  out.x.resize(std::size_t(n));
-  if (dot) out.y.resize(std::size_t(n));
-  ExactSum sum(dot ? kDotBits : kSumBits), abs_sum(dot ? kDotBits : kSumBits);
-  double abs_approx = 0;  // sum|x| (dot: |x*y|) so far, for aiming only
-  auto take = [&](std::int64_t i, double x, double y) {
-    out.x[std::size_t(i)] = x;
-    if (dot) {
-      out.y[std::size_t(i)] = y;
-      sum.add_product(x, y);
-      abs_sum.add_product(std::abs(x), std::abs(y));
-      abs_approx += std::abs(x * y);
-    } else {
-      sum.add(x);
-      abs_sum.add(std::abs(x));
-      abs_approx += std::abs(x);
-    }
-  };
-
-  // First half: random values, exponents uniform in [e_first_lo, e_top].
-  const std::int64_t n1 = std::max<std::int64_t>(1, n / 2);
-  for (std::int64_t i = 0; i < n1; ++i) {
-    const double x = draw(std::uint64_t(i), 0, draw_exponent(std::uint64_t(i), 0, e_first_lo, e_top));
-    const double y = dot ? draw(std::uint64_t(i), 1, draw_exponent(std::uint64_t(i), 1, e_first_lo, e_top)) : 0;
-    take(i, x, y);
-  }
-  // The final sum aimed at: T = sum|x| / condition, but not below the
-  // smallest subnormal (every sum of format values is a multiple of it).
-  bool range_limited = false;
-  auto aim = [&](double abs_total) {
-    double t = abs_total / condition;
-    if (t < min_sub) {
-      range_limited = true;
-      t = min_sub;
-    }
-    return t;
-  };
-  // Second half: value i brings the exact sum to about +-2^e_i, e_i falling
-  // on a straight line from the top to just above the aim; the last value
-  // brings it to +-T itself (GenDot's loop, with the end aimed at T).
-  const int e_start = dot ? 2 * e_top : e_top;
-  const std::int64_t steps = n - n1;
-  for (std::int64_t k = 1; k <= steps; ++k) {
-    const std::int64_t i = n1 + k - 1;
-    const double s = sum.to_double();
-    const bool last = k == steps;
-    // The last value adds about |s| to sum|x|.
-    const double t = aim(abs_approx + (last ? std::abs(s) : 0.0));
-    double target;
-    if (last) {
-      target = random_sign(std::uint64_t(i)) * t;
-    } else {
-      const int e = interpolate(e_start, exponent_of(t) + 1, k, steps);
-      target = random_sign(std::uint64_t(i)) * (1.0 + rng.uniform(std::uint64_t(i) * kDrawsPerElement + 41)) *
-               detail::exact_pow2(std::max(e, sub));
-    }
-    if (!dot) {
-      take(i, round_into_format(target - s, dtype), 0);
-    } else {
-      // x about the square root of the product aimed at, y solving for it.
-      const int ex = std::clamp(exponent_of(std::max(std::abs(target - s), min_sub)) / 2, f.emin, f.emax - 1);
-      const double x = draw(std::uint64_t(i), 0, ex);
-      take(i, x, round_into_format((target - s) / x, dtype));
-    }
-  }
-
-  // Shuffle (x and y alike) so that the structure is not in the order.
+  if (e_aim_room >= f.emin) xs.v_top = std::min(xs.v_top, e_aim_room);
+  xs.spread = (b + 1) / 2;
+  xs.min_aim = f.min_subnormal;
+  Cancelled x = cancel(xs, condition, dtype, n, CounterRng(seed, 0x111C0));
+  // Shuffle so that the structure is not in the order.
   const CounterRng order(seed, 0x5F1E11C0);
-  for (std::size_t i = out.x.size(); i > 1; --i) {
-    const std::size_t j = std::size_t(order.below(i, i));
-    std::swap(out.x[i - 1], out.x[j]);
-    if (dot) std::swap(out.y[i - 1], out.y[j]);
-  }
+  for (std::size_t i = x.v.size(); i > 1; --i) std::swap(x.v[i - 1], x.v[order.below(i, i)]);
+  out.x = std::move(x.v);
+  out.achieved = x.achieved;
+  out.note = "condition reached " + reached(out.achieved) + " (asked " + short_number(condition) + ")";
+  bool range_limited = x.range_limited;
 
-  out.achieved = ratio(abs_sum, sum);
-  out.note = "condition reached " + (out.achieved ? short_number(*out.achieved) : std::string("undefined")) +
-             " (asked " + short_number(condition) + ")";
+  if (dot) {
+    // y: with x as it is, the products x_i y_i get the asked condition.
+    Terms ys;
+    ys.w = &out.x;
+    double top = 0;
+    for (double v : out.x) top = std::max(top, std::abs(v));
+    ys.w_top = top > 0 ? exponent_of(top) : 0;
+    const int product_room = narrow ? 2 * (f.emax - 1) : e_room;
+    ys.v_top = std::clamp(std::min(0, product_room - ys.w_top - 1), f.emin, f.emax - 1);
+    ys.spread = (b + 1) / 2;
+    ys.min_aim = f.min_subnormal * f.min_subnormal;
+    Cancelled y = cancel(ys, condition, dtype, n, CounterRng(seed, 0x111C1));
+    out.y = std::move(y.v);
+    out.achieved_dot = y.achieved;
+    out.note += "; dot x.y reached " + reached(out.achieved_dot);
+    range_limited = range_limited || y.range_limited;
+  }
   if (range_limited)
     out.note += ": " + std::string(to_string(dtype)) +
                 "'s range allows no smaller sum (the smallest subnormal) below these magnitudes";

@@ -155,11 +155,20 @@ constexpr const char* kPlotScript = R"(
       canvas.dataset.rendered = '1';
     }
   };
+  const number = (v) => (v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e5))
+      ? v.toExponential(0) : String(parseFloat(v.toPrecision(3)));
+  // Log axes: label the powers of ten only; the zero floor reads "0".
+  const tick = (log, zeroFloor) => (v) => {
+    if (zeroFloor && v === data.zero_floor) return '0';
+    if (!log) return number(v);
+    const e = Math.log10(v);
+    return Math.abs(e - Math.round(e)) < 1e-9 ? number(v) : '';
+  };
   const axis = (title, log, zeroFloor) => ({
     type: log ? 'logarithmic' : 'linear',
     title: { display: true, text: title },
     min: zeroFloor ? data.zero_floor : undefined,
-    ticks: { callback: (v) => (zeroFloor && v === data.zero_floor) ? '0' : Number(v).toPrecision(3).replace(/\.?0+(e|$)/, '$1') }
+    ticks: { autoSkip: false, callback: tick(log, zeroFloor) }
   });
   for (const plot of data.plots) {
     new Chart(document.getElementById(plot.id), {
@@ -256,7 +265,8 @@ void write_html(const Report& report, std::ostream& out) {
         {true, pair(c.configs, c.distinct_across_configs)},
         {true, c.gbps ? fmt::format("{:.1f}", *c.gbps) : "n/a"},
         {false, c.status},
-        {false, error_note_for_export(c)}};
+        {false, error_note_for_export(c)},
+        {false, c.note}};
     rows += fmt::format("<tr class=\"{}\">", cls);
     for (const auto& [numeric, text] : fields)
       rows += (numeric ? "<td class=\"num\">" : "<td>") + html_text(text) + "</td>";
@@ -271,6 +281,8 @@ void write_html(const Report& report, std::ostream& out) {
       {"settings", h.settings_json}};
   for (const auto& [name, value] : header_fields)
     header_rows += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", name, html_text(value));
+  for (const auto& [shape, reason] : h.unavailable)
+    header_rows += fmt::format("<tr><th>not run</th><td>{}: {}</td></tr>\n", html_text(shape), html_text(reason));
 
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<title>ulpscope accuracy report</title>\n<style>" << kStyle << "</style>\n"
@@ -286,7 +298,7 @@ void write_html(const Report& report, std::ostream& out) {
       << "<div class=\"plots\">\n" << sections << "</div>\n"
       << "<h2>Cells</h2>\n<table class=\"cells\">\n<tr><th>op</th><th>dtype</th><th>acc</th><th>shape</th>"
       << "<th>dist</th><th>n</th><th>max ulp</th><th>CR</th><th>rel</th><th>bound ratio</th><th>condition</th>"
-      << "<th>runs/distinct</th><th>configs/distinct</th><th>GB/s</th><th>status</th><th>error note</th></tr>\n"
+      << "<th>runs/distinct</th><th>configs/distinct</th><th>GB/s</th><th>status</th><th>error note</th><th>note</th></tr>\n"
       << rows << "</table>\n"
       << "<script type=\"application/json\" id=\"ulpscope-data\">" << script_safe(data.dump()) << "</script>\n"
       << "<script>" << kPlotScript << "</script>\n</body>\n</html>\n";

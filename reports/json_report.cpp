@@ -226,7 +226,10 @@ nlohmann::ordered_json report_to_json(const Report& report) {
                    {"device", h.device},             {"backend", h.backend},
                    {"build_flags", h.build_flags},   {"command_line", h.command_line},
                    {"seconds", finite_or_null(h.seconds).value_or(0.0)},
-                   {"started_at", h.started_at},     {"settings", std::move(settings)}};
+                   {"started_at", h.started_at},     {"settings", std::move(settings)},
+                   {"unavailable", ojson::array()}};
+  for (const auto& [shape, reason] : h.unavailable)
+    doc["header"]["unavailable"].push_back({{"shape", shape}, {"reason", reason}});
   ojson cells = ojson::array();
   for (const Cell& c : report.cells) cells.push_back(cell_to_json(c));
   doc["cells"] = std::move(cells);
@@ -259,6 +262,12 @@ Report report_from_json(const nlohmann::json& doc, std::string_view source) {
   const auto& settings = h.need("settings");
   if (!settings.is_object()) h.wrong("settings", "an object");
   report.header.settings_json = settings.dump();
+  const auto& unavailable = h.need("unavailable");
+  if (!unavailable.is_array()) h.wrong("unavailable", "an array");
+  for (std::size_t i = 0; i < unavailable.size(); ++i) {
+    const Fields u(unavailable[i], fmt::format("header.unavailable[{}]", i), source);
+    report.header.unavailable.emplace_back(u.text("shape"), u.text("reason"));
+  }
   const auto& cells = top.need("cells");
   if (!cells.is_array()) top.wrong("cells", "an array");
   report.cells.reserve(cells.size());

@@ -48,7 +48,6 @@ std::string markdown_text(std::string_view s) {
       case '\\': out += "\\\\"; break;
       case '`': out += "\\`"; break;
       case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
       case '&': out += "&amp;"; break;
       case '\n': out += ' '; break;
       default: out += ch;
@@ -84,6 +83,8 @@ void write_markdown(const Report& report, std::ostream& out, const MarkdownOptio
                       markdown_text(cell_label(**worst_defined)));
   if (std::none_of(cells.begin(), cells.end(), [](const Cell& c) { return c.gbps.has_value(); }))
     md += "- throughput: not measured\n";
+  for (const auto& [shape, reason] : h.unavailable)
+    md += fmt::format("- not run: {} ({})\n", markdown_text(shape), markdown_text(reason));
   md += "\n";
   if (cells.empty()) {
     out << md;

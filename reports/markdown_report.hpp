@@ -19,7 +19,8 @@ struct MarkdownOptions {
 
 void write_markdown(const Report& report, std::ostream& out, const MarkdownOptions& options = {});
 
-// Text made safe for a Markdown table cell: | \ ` < > & escaped.
+// Text made safe for a Markdown table cell: | \ ` < & escaped (a '>' only
+// matters at the start of a line, which a table cell never is).
 std::string markdown_text(std::string_view s);
 
 }  // namespace ulpscope

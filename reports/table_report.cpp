@@ -88,6 +88,7 @@ void write_table(const Report& report, std::ostream& out, const TableStyle& styl
   out << styled(fmt::emphasis::bold, fmt::format("ulpscope {}", h.version.empty() ? "?" : h.version))
       << fmt::format(" | {} backend on {} | commit {} | {} cells in {:.1f} s\n", h.backend, h.device,
                      h.git_commit.empty() ? "unknown" : h.git_commit, report.cells.size(), h.seconds);
+  for (const auto& [shape, reason] : h.unavailable) out << fmt::format("not run: {} ({})\n", shape, reason);
   if (report.cells.empty()) {
     out << "(no cells)\n";
     return;

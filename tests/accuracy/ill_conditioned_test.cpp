@@ -61,8 +61,9 @@ TEST_P(WideRange, HitsEveryConditionFrom1e3To1e30WithinAFactorOf10) {
   const Case c = GetParam();
   for (double want = 1e3; want <= 1e30 * 1.01; want *= 1e3) {
     const GeneratedInput g = generate({Distribution::ill_conditioned, want}, c.dtype, c.n, 17, c.dot);
-    ASSERT_TRUE(g.achieved_condition.has_value());
-    const double got = *g.achieved_condition;
+    const auto achieved = c.dot ? g.achieved_dot_condition : g.achieved_condition;
+    ASSERT_TRUE(achieved.has_value());
+    const double got = *achieved;
     EXPECT_GE(got, want / 10) << want << ": " << g.note;
     EXPECT_LE(got, want * 10) << want << ": " << g.note;
     const std::vector<double> x = g.x.to_doubles();
@@ -101,8 +102,9 @@ TEST_P(NarrowRange, HitsWhatTheRangeAllowsAndSaysWhatItReached) {
   std::string reached;
   for (double want = 1e3; want <= 1e30 * 1.01; want *= 1e3) {
     const GeneratedInput g = generate({Distribution::ill_conditioned, want}, c.dtype, c.n, 17, c.dot);
-    ASSERT_TRUE(g.achieved_condition.has_value());
-    const double got = *g.achieved_condition;
+    const auto achieved = c.dot ? g.achieved_dot_condition : g.achieved_condition;
+    ASSERT_TRUE(achieved.has_value());
+    const double got = *achieved;
     best = std::max(best, got);
     char buf[64];
     std::snprintf(buf, sizeof buf, " %.0e->%.2g", want, got);
@@ -130,6 +132,22 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{Dtype::fp8_e5m2, 1000, true}),
     [](const auto& info) { return case_name(info.param); });
 
+TEST(IllConditioned, XIsTheSameWithOrWithoutY) {
+  // The run matrix draws x and y once and uses x alone for sums: x must be
+  // the ill-conditioned sum either way.
+  for (Dtype dt : {Dtype::fp32, Dtype::bf16, Dtype::fp16}) {
+    const IllConditionedInput alone = generate_ill_conditioned(1e12, dt, 4097, 3, false);
+    const IllConditionedInput pair = generate_ill_conditioned(1e12, dt, 4097, 3, true);
+    ASSERT_EQ(alone.x, pair.x);
+    EXPECT_EQ(alone.achieved, pair.achieved);
+    EXPECT_TRUE(alone.y.empty());
+    EXPECT_FALSE(alone.achieved_dot.has_value());
+    ASSERT_EQ(pair.y.size(), pair.x.size());
+    ASSERT_TRUE(pair.achieved_dot.has_value());
+    EXPECT_NE(pair.note.find("dot x.y reached"), std::string::npos) << pair.note;
+  }
+}
+
 TEST(IllConditioned, TinySizes) {
   for (bool dot : {false, true}) {
     const IllConditionedInput empty = generate_ill_conditioned(1e10, Dtype::fp32, 0, 1, dot);
@@ -138,15 +156,23 @@ TEST(IllConditioned, TinySizes) {
     const IllConditionedInput one = generate_ill_conditioned(1e10, Dtype::fp32, 1, 1, dot);
     ASSERT_EQ(one.x.size(), 1u);
     EXPECT_EQ(one.achieved, 1.0);
+    if (dot) {
+      EXPECT_EQ(one.achieved_dot, 1.0);
+    }
     EXPECT_NE(one.note.find("too small"), std::string::npos) << one.note;
     for (std::int64_t n : {2, 3, 31, 33}) {
       const IllConditionedInput g = generate_ill_conditioned(1e6, Dtype::fp32, n, 1, dot);
       ASSERT_EQ(g.x.size(), std::size_t(n));
       ASSERT_EQ(g.y.size(), dot ? std::size_t(n) : 0u);
       ASSERT_TRUE(g.achieved.has_value());
+      ASSERT_EQ(g.achieved_dot.has_value(), dot);
       if (n >= 31) {
         EXPECT_GE(*g.achieved, 1e5) << n;
         EXPECT_LE(*g.achieved, 1e7) << n;
+        if (dot) {
+          EXPECT_GE(*g.achieved_dot, 1e5) << n;
+          EXPECT_LE(*g.achieved_dot, 1e7) << n;
+        }
       }
     }
   }

@@ -1,0 +1,117 @@
+// Nothing half-written: the target holds the old content or the new one,
+// never a mix, even when the writing process is killed midway.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "reports/atomic_file.hpp"
+#include "reports/report_format.hpp"
+#include "sample_report.hpp"
+#include "test_files.hpp"
+
+namespace ulpscope {
+namespace {
+
+std::size_t files_in(const std::filesystem::path& dir) {
+  return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir), {}));
+}
+
+TEST(AtomicFile, WritesAndReplaces) {
+  test::ScratchDir dir;
+  const auto path = dir / "report.json";
+  write_file_atomically(path, "first");
+  EXPECT_EQ(test::read_text(path), "first");
+  write_file_atomically(path, "second, longer");
+  EXPECT_EQ(test::read_text(path), "second, longer");
+  write_file_atomically(path, "");
+  EXPECT_EQ(test::read_text(path), "");
+  EXPECT_EQ(files_in(dir.path()), 1u);  // no temporary file left behind
+  // An ordinary file, readable by others under the usual umask.
+  const auto perms = std::filesystem::status(path).permissions();
+  EXPECT_NE(perms & std::filesystem::perms::owner_read, std::filesystem::perms::none);
+}
+
+TEST(AtomicFile, FailureLeavesTheOldFileAndNoTemporary) {
+  test::ScratchDir dir;
+  const auto path = dir / "report.json";
+  write_file_atomically(path, "old");
+  // A directory where the file should be: rename fails after the data is written.
+  const auto blocked = dir / "blocked";
+  std::filesystem::create_directories(blocked / "inside");
+  try {
+    write_file_atomically(blocked, "new");
+    ADD_FAILURE() << "renamed over a non-empty directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("blocked"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_directory(blocked));
+  EXPECT_EQ(test::read_text(path), "old");
+  EXPECT_EQ(files_in(dir.path()), 2u);  // report.json and blocked/
+  // A directory that does not exist.
+  EXPECT_THROW(write_file_atomically(dir / "absent" / "r.json", "x"), std::runtime_error);
+}
+
+TEST(AtomicFile, ReportThatCannotBeRenderedLeavesTheOldFile) {
+  test::ScratchDir dir;
+  const auto path = dir / "report.json";
+  write_file_atomically(path, "old");
+  Report bad = test::sample_report();
+  bad.header.settings_json = "not json";
+  EXPECT_THROW(write_report_file(bad, ReportFormat::json, path), std::invalid_argument);
+  EXPECT_EQ(test::read_text(path), "old");
+  EXPECT_EQ(files_in(dir.path()), 1u);
+}
+
+// A child writes a large file and is killed with SIGKILL as soon as its
+// temporary file appears; whenever the kill lands, the target is whole.
+TEST(AtomicFile, KilledWriterLeavesOldOrNew) {
+  test::ScratchDir dir;
+  const auto path = dir / "report.csv";
+  const std::string old_content(1000, 'o');
+  const std::string new_content(64 << 20, 'n');
+  write_file_atomically(path, old_content);
+  int killed_mid_write = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      try {
+        write_file_atomically(path, new_content);
+      } catch (...) {
+        ::_exit(3);
+      }
+      ::_exit(0);
+    }
+    bool saw_temp = false;
+    for (int i = 0; i < 20000 && !saw_temp; ++i) {
+      for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+        if (e.path().filename().string().find(".tmp.") != std::string::npos) saw_temp = true;
+      if (!saw_temp) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    const std::string now = test::read_text(path);
+    EXPECT_TRUE(now == old_content || now == new_content) << "a half-written file of " << now.size() << " bytes";
+    if (WIFSIGNALED(status) && now == old_content) ++killed_mid_write;
+    // Killed writers leave their temporary file; clear it for the next attempt.
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+      if (e.path() != path) std::filesystem::remove(e.path());
+    write_file_atomically(path, old_content);
+  }
+  // At least one kill must have landed while the temporary file was being
+  // written, or this test would check nothing.
+  EXPECT_GT(killed_mid_write, 0);
+}
+
+}  // namespace
+}  // namespace ulpscope

@@ -1,0 +1,228 @@
+// The CI gate: each kind of regression fails (status 1), what is not a
+// regression passes (0), and reports that cannot be compared are refused in
+// one line (2).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/gate.hpp"
+#include "reports/json_report.hpp"
+#include "reports/report_format.hpp"
+#include "sample_report.hpp"
+#include "test_files.hpp"
+
+namespace ulpscope {
+namespace {
+
+// A change to the current report, the options, and what the gate must say.
+struct GateCase {
+  const char* name;
+  void (*change)(Report& current);
+  GateOptions options;
+  int status;
+  std::optional<FindingKind> finding;  // the one finding expected, if any
+};
+
+// Cell 0: sum fp16 fp32 tree normal (ulp 0.5, deterministic, matches model);
+// cell 2: exact, correctly rounded; see sample_report.hpp.
+const GateCase kCases[] = {
+    {"identical", [](Report&) {}, {}, kGatePass, std::nullopt},
+    {"ulp_grows_beyond_tolerance", [](Report& r) { r.cells[0].ulp_error = 2.0; }, {1.0, {}}, kGateRegression,
+     FindingKind::ulp_error_grew},
+    {"ulp_grows_within_tolerance", [](Report& r) { r.cells[0].ulp_error = 1.5; }, {1.0, {}}, kGatePass,
+     std::nullopt},
+    {"ulp_grows_by_a_hair_at_zero_tolerance", [](Report& r) { r.cells[0].ulp_error = 0.5000001; }, {},
+     kGateRegression, FindingKind::ulp_error_grew},
+    {"ulp_becomes_undefined",
+     [](Report& r) {
+       r.cells[0].ulp_error.reset();
+       r.cells[0].error_note = "non-finite result for a finite reference";
+     },
+     {}, kGateRegression, FindingKind::ulp_error_undefined},
+    {"no_longer_correctly_rounded", [](Report& r) { r.cells[2].correctly_rounded = false; }, {1e9, {}},
+     kGateRegression, FindingKind::no_longer_correctly_rounded},
+    {"runs_become_non_deterministic", [](Report& r) { r.cells[0].distinct_results = 2; }, {}, kGateRegression,
+     FindingKind::became_non_deterministic},
+    {"configs_become_non_deterministic", [](Report& r) { r.cells[0].distinct_across_configs = 2; }, {},
+     kGateRegression, FindingKind::became_non_deterministic},
+    {"already_non_deterministic_stays_so", [](Report& r) { r.cells[3].distinct_results = 4; }, {}, kGatePass,
+     std::nullopt},
+    {"matches_model_turns_false", [](Report& r) { r.cells[0].matches_model = false; }, {}, kGateRegression,
+     FindingKind::model_mismatch},
+    {"matches_model_no_longer_checked", [](Report& r) { r.cells[0].matches_model.reset(); }, {}, kGateRegression,
+     FindingKind::model_mismatch},
+    {"cell_disappears", [](Report& r) { r.cells.erase(r.cells.begin() + 1); }, {}, kGateRegression,
+     FindingKind::cell_missing},
+    {"cell_fails", [](Report& r) { r.cells[1].status = "failed: out of memory"; }, {}, kGateRegression,
+     FindingKind::failed},
+    {"throughput_drops_beyond_tolerance", [](Report& r) { r.cells[0].gbps = 700.0; }, {0, 0.1},
+     kGateRegression, FindingKind::throughput_dropped},
+    {"throughput_drops_within_tolerance", [](Report& r) { r.cells[0].gbps = 850.0; }, {0, 0.1}, kGatePass,
+     std::nullopt},
+    {"throughput_drop_unchecked_without_tolerance", [](Report& r) { r.cells[0].gbps = 100.0; }, {}, kGatePass,
+     std::nullopt},
+    {"new_cell_is_not_a_regression",
+     [](Report& r) {
+       r.cells.push_back(r.cells[0]);
+       r.cells.back().seed = 2;
+     },
+     {}, kGatePass, FindingKind::new_cell},
+    {"improvement_is_not_a_regression", [](Report& r) { r.cells[0].ulp_error = 0.25; }, {}, kGatePass,
+     FindingKind::improved},
+};
+
+class GateCases : public ::testing::TestWithParam<GateCase> {};
+
+TEST_P(GateCases, FromFiles) {
+  const GateCase& gc = GetParam();
+  test::ScratchDir dir;
+  const Report baseline = test::sample_report();
+  Report current = baseline;
+  gc.change(current);
+  write_report_file(baseline, ReportFormat::json, dir / "base.json");
+  write_report_file(current, ReportFormat::json, dir / "cur.json");
+
+  const GateOutcome out = gate_report_files(dir / "base.json", dir / "cur.json", gc.options);
+  ASSERT_TRUE(out.result.has_value()) << out.error;
+  EXPECT_EQ(out.status, gc.status);
+  EXPECT_EQ(gate_exit_status(*out.result), gc.status);
+  if (gc.finding) {
+    ASSERT_EQ(out.result->findings.size(), 1u) << out.result->markdown;
+    const GateFinding& f = out.result->findings[0];
+    EXPECT_EQ(f.kind, *gc.finding) << to_string(f.kind);
+    EXPECT_NE(out.result->markdown.find(std::string(to_string(f.kind))), std::string::npos);
+    EXPECT_NE(out.result->markdown.find(f.change.substr(0, 10)), std::string::npos) << out.result->markdown;
+  } else {
+    EXPECT_TRUE(out.result->findings.empty()) << out.result->markdown;
+  }
+  EXPECT_NE(out.result->markdown.find(gc.status == kGatePass ? "pass" : "FAIL"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Reports, GateCases, ::testing::ValuesIn(kCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Gate, SummaryNamesTheCellAndTheChange) {
+  const Report baseline = test::sample_report();
+  Report current = baseline;
+  current.cells[0].ulp_error = 3.0;
+  const GateResult r = run_gate(baseline, current, {});
+  EXPECT_NE(r.markdown.find("sum fp16->fp16 fp32 tree normal n=1024 seed=1"), std::string::npos) << r.markdown;
+  EXPECT_NE(r.markdown.find("max ulp_error 0.5 -> 3"), std::string::npos) << r.markdown;
+  EXPECT_NE(r.markdown.find("**1 regression**"), std::string::npos) << r.markdown;
+  EXPECT_EQ(r.compared_cells, baseline.cells.size());
+}
+
+TEST(Gate, SeveralRegressionsAreAllReported) {
+  const Report baseline = test::sample_report();
+  Report current = baseline;
+  current.cells[0].ulp_error = 3.0;
+  current.cells[0].distinct_results = 2;
+  current.cells[2].correctly_rounded = false;
+  current.cells.pop_back();
+  const GateResult r = run_gate(baseline, current, {});
+  EXPECT_EQ(r.regressions(), 4u) << r.markdown;
+  EXPECT_EQ(gate_exit_status(r), kGateRegression);
+}
+
+TEST(Gate, ThroughputUnmeasuredIsSaid) {
+  Report baseline = test::sample_report();
+  baseline.header.backend = "cpu";
+  for (Cell& c : baseline.cells) c.gbps.reset();
+  const GateResult r = run_gate(baseline, baseline, {0, 0.05});
+  EXPECT_EQ(r.throughput_unmeasured, baseline.cells.size());
+  EXPECT_NE(r.markdown.find("throughput not compared in 8 cells"), std::string::npos) << r.markdown;
+  EXPECT_EQ(gate_exit_status(r), kGatePass);
+}
+
+TEST(Gate, SummaryFitsAPullRequestComment) {
+  Report baseline = test::sample_report();
+  const Cell model = baseline.cells[0];
+  baseline.cells.clear();
+  for (std::uint64_t s = 0; s < 3000; ++s) {
+    baseline.cells.push_back(model);
+    baseline.cells.back().seed = s;
+  }
+  Report current = baseline;
+  for (Cell& c : current.cells) c.ulp_error = 100.0;
+  const GateResult r = run_gate(baseline, current, {});
+  EXPECT_EQ(r.regressions(), 3000u);
+  EXPECT_LT(r.markdown.size(), 65536u);
+  EXPECT_NE(r.markdown.find("more left out to fit a comment"), std::string::npos);
+}
+
+// Inputs the gate must refuse with status 2 and one line.
+struct RefusalCase {
+  const char* name;
+  void (*write_baseline)(const std::filesystem::path& path, const Report& report);
+  void (*change_current)(Report& current);
+  GateOptions options;
+  const char* message;
+};
+
+void write_json_doc(const std::filesystem::path& path, const Report& r, void (*edit)(nlohmann::json&)) {
+  std::ostringstream out;
+  write_json(r, out);
+  auto doc = nlohmann::json::parse(out.str());
+  edit(doc);
+  test::write_text(path, doc.dump());
+}
+
+const RefusalCase kRefusals[] = {
+    {"corrupt_baseline_truncated",
+     [](const std::filesystem::path& p, const Report& r) {
+       std::ostringstream out;
+       write_json(r, out);
+       test::write_text(p, out.str().substr(0, 300));
+     },
+     [](Report&) {}, {}, "not valid JSON"},
+    {"corrupt_baseline_wrong_type",
+     [](const std::filesystem::path& p, const Report& r) {
+       write_json_doc(p, r, [](nlohmann::json& d) { d["cells"][3]["distinct_results"] = "1"; });
+     },
+     [](Report&) {}, {}, "cells[3].distinct_results: expected an integer, found string"},
+    {"baseline_missing", [](const std::filesystem::path&, const Report&) {}, [](Report&) {}, {}, "cannot open"},
+    {"schema_mismatch",
+     [](const std::filesystem::path& p, const Report& r) {
+       write_json_doc(p, r, [](nlohmann::json& d) { d["schema"] = "ulpscope.report/2"; });
+     },
+     [](Report&) {}, {}, "schema \"ulpscope.report/2\" is not supported"},
+    {"different_settings", [](const std::filesystem::path& p, const Report& r) { write_report_file(r, ReportFormat::json, p); },
+     [](Report& c) { c.header.settings_json = R"({"dtypes":["fp16","bf16"],"sizes":[4096],"seeds":[1],"runs":5})"; },
+     {}, "different settings (baseline vs current) sizes: [1024] vs [4096]"},
+    {"different_backend", [](const std::filesystem::path& p, const Report& r) { write_report_file(r, ReportFormat::json, p); },
+     [](Report& c) { c.header.backend = "cpu"; }, {}, "baseline backend \"cuda\", current \"cpu\""},
+    {"duplicate_cell", [](const std::filesystem::path& p, const Report& r) { write_report_file(r, ReportFormat::json, p); },
+     [](Report& c) { c.cells.push_back(c.cells[0]); }, {}, "appears twice"},
+    {"throughput_across_devices",
+     [](const std::filesystem::path& p, const Report& r) { write_report_file(r, ReportFormat::json, p); },
+     [](Report& c) { c.header.device = "NVIDIA H200"; }, {0, 0.1}, "baseline measured on"},
+    {"negative_tolerance", [](const std::filesystem::path& p, const Report& r) { write_report_file(r, ReportFormat::json, p); },
+     [](Report&) {}, {-1, {}}, "--ulp-tolerance must be >= 0"},
+};
+
+class GateRefusals : public ::testing::TestWithParam<RefusalCase> {};
+
+TEST_P(GateRefusals, StatusTwoAndOneLine) {
+  const RefusalCase& rc = GetParam();
+  test::ScratchDir dir;
+  const Report baseline = test::sample_report();
+  Report current = baseline;
+  rc.change_current(current);
+  rc.write_baseline(dir / "base.json", baseline);
+  write_report_file(current, ReportFormat::json, dir / "cur.json");
+  const GateOutcome out = gate_report_files(dir / "base.json", dir / "cur.json", rc.options);
+  EXPECT_EQ(out.status, kGateInputError);
+  EXPECT_FALSE(out.result.has_value());
+  EXPECT_NE(out.error.find(rc.message), std::string::npos) << out.error;
+  EXPECT_EQ(out.error.find('\n'), std::string::npos) << out.error;
+}
+
+INSTANTIATE_TEST_SUITE_P(Reports, GateRefusals, ::testing::ValuesIn(kRefusals),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace ulpscope
