@@ -17,12 +17,14 @@ template <>
 struct Layout<float> {
   using bits = std::uint32_t;
   static constexpr int width = 32, man_bits = 23, bias = 127;
+  static constexpr int limit_exponent = 128;           // every finite |x| < 2^128
   static constexpr bits special_from = 0x7F800000u;  // Inf, NaN
 };
 template <class F>
 struct Layout<SmallFloat<F>> {
   using bits = typename F::storage;
   static constexpr int width = F::bits, man_bits = F::man_bits, bias = F::bias;
+  static constexpr int limit_exponent = F::emax + 1;
   // The smallest magnitude pattern that is Inf or NaN (E4M3: only NaN).
   static constexpr bits special_from = F::has_infinity ? F::inf_bits : F::nan_bits;
 };
@@ -95,8 +97,13 @@ inline VecU32 load_bits8(const T* p) {
 template <class T, bool Magnitude>
 inline VecD widen8(VecU32 u) {
   using L = Layout<T>;
-  VecU32 w = (u & std::uint32_t(kMagnitudeMask<T>)) << (23 - L::man_bits);
-  if constexpr (!Magnitude) w |= (u >> (L::width - 1)) << 31;
+  VecU32 w;
+  if constexpr (23 - L::man_bits == 32 - L::width) {  // fp32 itself, or bf16: its top half
+    w = (Magnitude ? (u & std::uint32_t(kMagnitudeMask<T>)) : u) << (32 - L::width);
+  } else {
+    w = (u & std::uint32_t(kMagnitudeMask<T>)) << (23 - L::man_bits);
+    if constexpr (!Magnitude) w |= (u >> (L::width - 1)) << 31;
+  }
   constexpr double scale = std::bit_cast<double>(std::uint64_t(127 - L::bias + 1023) << 52);
   return __builtin_convertvector((VecF)w, VecD) * scale;
 }
@@ -125,6 +132,23 @@ inline double reduce_sum(VecD s) {
   return s[0];
 }
 
+// bf16 is the top half of an fp32: two of them in a 32-bit word widen with
+// one shift and one mask, no unpacking (the block's terms come out in a
+// different order, the same one for x and y, which a sum does not see).
+template <class T>
+constexpr bool kTruncatedFp32 = Layout<T>::width == 16 && 23 - Layout<T>::man_bits == 16;
+
+template <class T, bool Magnitude>
+inline void widen16_truncated(const T* p, VecD* out) {
+  VecU32 u;
+  std::memcpy(&u, p, sizeof u);
+  if constexpr (Magnitude) u &= 0x7FFF7FFFu;
+  const VecU32 lo = u << 16, hi = u & 0xFFFF0000u;
+  const VecF flo = (VecF)lo, fhi = (VecF)hi;
+  out[0] = __builtin_convertvector(flo, VecD);
+  out[1] = __builtin_convertvector(fhi, VecD);
+}
+
 // The terms of one full block as doubles, and their statistics.
 template <class T, Terms K>
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -133,6 +157,28 @@ BlockStats fill_terms(const T* __restrict x, const T* __restrict y, double* __re
   VecU32 raw_max = {};
   VecU64 mx = {};
   VecU64 an = ~VecU64{};
+  if constexpr (kTruncatedFp32<T>) {
+    for (std::size_t i = 0; i < kBlock; i += 2 * kLanes) {
+      VecD v[2], w[2];
+      widen16_truncated<T, mag>(x + i, v);
+      if constexpr (is_product(K)) widen16_truncated<T, mag>(y + i, w);
+      for (int h = 0; h < 2; ++h) {
+        if constexpr (K == Terms::square) v[h] = v[h] * v[h];
+        if constexpr (is_product(K)) v[h] = v[h] * w[h];
+        std::memcpy(t + i + h * kLanes, &v[h], sizeof v[h]);
+        // Inf and NaN widen to Inf and NaN here: the doubles show them.
+        const VecU64 b = (VecU64)v[h];
+        mx = ULPSCOPE_MAX_U64(mx, b & kDoubleMagnitude);
+        an &= b;
+      }
+    }
+    BlockStats s;
+    s.max_magnitude = reduce_max(mx);
+    s.all_bits_and = reduce_and(an);
+    // A product of finite values stays finite (bf16 squares are below 2^256).
+    s.special = s.max_magnitude >= 0x7FF0000000000000ull;
+    return s;
+  }
   for (std::size_t i = 0; i < kBlock; i += kLanes) {
     const VecU32 ux = load_bits8(x + i);
     raw_max = raw_max > (ux & std::uint32_t(kMagnitudeMask<T>)) ? raw_max : (ux & std::uint32_t(kMagnitudeMask<T>));
@@ -315,8 +361,86 @@ class ProductBins {
   bool saw_not_negative_zero_ = false;
 };
 
+// One term in IEEE double arithmetic (exact for finite inputs; Inf and NaN
+// as IEEE has them).
+template <class T, Terms K>
+double term_of(const T* x, const T* y, std::size_t i) {
+  const double a = to_double(x[i]);
+  if constexpr (K == Terms::value) return a;
+  else if constexpr (K == Terms::magnitude) return std::fabs(a);
+  else if constexpr (K == Terms::square) return a * a;
+  else if constexpr (K == Terms::product) return a * to_double(y[i]);
+  else return std::fabs(a * to_double(y[i]));
+}
+
+// Narrow formats sit on a short fixed-point grid: every fp16 value is a
+// multiple of 2^-24 below 2^16, 40 bits in all, so any 2^13 of them add up
+// exactly in double (SPEC.md, "Accumulators"; E4M3: 18 bits, E5M2: 32 bits;
+// their squares and products twice as many). Where the grid and the count
+// fit 53 bits, plain double additions in chunks are exact: no extraction.
+template <class T, Terms K>
+constexpr int grid_chunk_log2() {
+  using L = Layout<T>;
+  const int quantum = 1 - L::bias - L::man_bits;  // the smallest subnormal's exponent
+  const int bits = L::limit_exponent - quantum;
+  const int term_bits = (K == Terms::value || K == Terms::magnitude) ? bits : 2 * bits;
+  return std::min(53 - term_bits, 16);
+}
+
+// The exact sum of n (a multiple of 16) terms on the grid, and the largest
+// raw magnitude pattern (to spot Inf and NaN, which widen8 does not decode).
+template <class T, Terms K>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+double grid_sum(const T* __restrict x, const T* __restrict y, std::size_t n, std::uint32_t* raw_max) {
+  constexpr bool mag = is_magnitude(K);
+  VecD s0 = -VecD{}, s1 = -VecD{};  // -0, IEEE's additive identity: a sum of -0s stays -0
+  VecU32 rm = {};
+  auto terms8 = [&](std::size_t i) {
+    const VecU32 ux = load_bits8(x + i);
+    const VecU32 mx = ux & std::uint32_t(kMagnitudeMask<T>);
+    rm = rm > mx ? rm : mx;
+    VecD v = widen8<T, mag>(ux);
+    if constexpr (K == Terms::square) v = v * v;
+    if constexpr (is_product(K)) {
+      const VecU32 uy = load_bits8(y + i);
+      const VecU32 my = uy & std::uint32_t(kMagnitudeMask<T>);
+      rm = rm > my ? rm : my;
+      v = v * widen8<T, mag>(uy);
+    }
+    return v;
+  };
+  for (std::size_t i = 0; i < n; i += 2 * kLanes) {
+    s0 += terms8(i);
+    s1 += terms8(i + kLanes);
+  }
+  *raw_max = std::uint32_t(reduce_max(__builtin_convertvector(rm, VecU64)));
+  return reduce_sum(s0 + s1);
+}
+
+template <class T, Terms K>
+void accumulate_on_grid(const T* x, const T* y, std::size_t n, ExactAccumulator& acc) {
+  constexpr std::size_t kChunk = std::size_t(1) << grid_chunk_log2<T, K>();
+  auto scalar_term = [&](std::size_t i) { return term_of<T, K>(x, y, i); };
+  for (std::size_t start = 0; start < n; start += kChunk) {
+    const std::size_t len = std::min(kChunk, n - start), vec = len / (2 * kLanes) * (2 * kLanes);
+    std::uint32_t raw_max = 0;
+    double sum = grid_sum<T, K>(x + start, is_product(K) ? y + start : nullptr, vec, &raw_max);
+    if (raw_max >= Layout<T>::special_from) {
+      // Inf or NaN: IEEE arithmetic on the decoded values gives the specials'
+      // rules (Inf - Inf and Inf * 0 are NaN), and stays exact otherwise.
+      sum = -0.0;
+      for (std::size_t i = start; i < start + vec; ++i) acc.add(scalar_term(i));
+    }
+    // The tail, and the chunk's sum (a -0 only if every term was -0, as IEEE
+    // addition has it).
+    for (std::size_t i = start + vec; i < start + len; ++i) sum += scalar_term(i);
+    acc.add(sum);
+  }
+}
+
 template <class T, Terms K>
 void accumulate_serial(const T* x, const T* y, std::size_t n, ExactAccumulator& acc) {
+  if constexpr (grid_chunk_log2<T, K>() >= 8) return accumulate_on_grid<T, K>(x, y, n, acc);
   constexpr bool mag = is_magnitude(K);
   constexpr bool product = is_product(K) || K == Terms::square;
   ExponentBins<T, mag> bins;
@@ -346,19 +470,12 @@ void accumulate_serial(const T* x, const T* y, std::size_t n, ExactAccumulator& 
       std::copy(xb, xb + len, xs);
       if (yb) std::copy(yb, yb + len, ys);
       stats = fill_terms<T, K>(xs, ys, t);
-      stats.all_bits_and = ~std::uint64_t(0);
-      for (std::size_t i = 0; i < len; ++i) stats.all_bits_and &= std::bit_cast<std::uint64_t>(t[i]);
+      stats.all_bits_and = ~std::uint64_t(0);  // of the real terms only
+      for (std::size_t i = 0; i < len; ++i) stats.all_bits_and &= std::bit_cast<std::uint64_t>(term_of<T, K>(xb, yb, i));
     }
     if (stats.special) {
       // Inf or NaN: the terms in IEEE arithmetic, one by one.
-      for (std::size_t i = 0; i < len; ++i) {
-        const double a = to_double(xb[i]);
-        if constexpr (K == Terms::value) acc.add(a);
-        else if constexpr (K == Terms::magnitude) acc.add(std::fabs(a));
-        else if constexpr (K == Terms::square) acc.add_product(a, a);
-        else if constexpr (K == Terms::product) acc.add_product(a, to_double(yb[i]));
-        else acc.add_product(std::fabs(a), std::fabs(to_double(yb[i])));
-      }
+      for (std::size_t i = 0; i < len; ++i) acc.add(term_of<T, K>(xb, yb, i));
       continue;
     }
     if (stats.max_magnitude == 0) {  // only zeros: all -0 or not
