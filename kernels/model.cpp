@@ -40,9 +40,15 @@ std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis) {
   if (!is_input(spec.in)) return "fp64 is an output format only";
   if (spec.shape == Shape::cub || spec.shape == Shape::cub_deterministic)
     return std::string(to_string(spec.shape)) + " is NVIDIA's code: no CPU model (GPU backend only)";
-  if (spec.op == Op::logsumexp || spec.op == Op::rmsnorm || spec.op == Op::layernorm)
-    return name(spec.op) + " is not implemented yet";
-  if (axis == Axis::all && is_elementwise_output(spec.op)) return name(spec.op) + " is row-wise only";
+  if (spec.op == Op::logsumexp && spec.acc != Accumulator::fp32 && spec.acc != Accumulator::fp64)
+    return "logsumexp keeps a running maximum and a rescaled sum: fp32 and fp64 accumulators only";
+  if (is_elementwise_output(spec.op)) {
+    if (axis != Axis::inner) return name(spec.op) + " normalises rows: inner axis only";
+    if (spec.shape == Shape::atomic) return name(spec.op) + " has no atomic shape";
+    const KernelSpec stats{statistics_op(spec.op), spec.in, spec.out, spec.acc, spec.shape, spec.sat};
+    if (auto why = unsupported(stats, axis)) return name(spec.op) + ": " + *why;
+    return std::nullopt;
+  }
   if (is_selection(spec.op) && spec.acc != Accumulator::fp32)
     return name(spec.op) + " selects, it rounds nothing: one accumulator (fp32) stands for all";
   if (spec.acc == Accumulator::welford && spec.op != Op::mean_var) return "welford applies to mean_var only";
@@ -78,6 +84,9 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& proble
     throw std::invalid_argument("the input is missing or not in the spec's format");
   if (problem.rows < 0 || problem.cols < 0 || std::int64_t(problem.x->size()) != problem.rows * problem.cols)
     throw std::invalid_argument("the input has not rows*cols elements");
+  for (const TypedArray* a : {problem.gamma, problem.beta})
+    if (is_elementwise_output(spec.op) && a && (a->dtype() != spec.in || std::int64_t(a->size()) != problem.cols))
+      throw std::invalid_argument("gamma and beta need cols values of the input's format");
   if (takes_second_input(spec.op) && (!problem.y || problem.y->dtype() != spec.in ||
                                       problem.y->size() != problem.x->size()))
     throw std::invalid_argument("dot needs a second input of the same format and size");

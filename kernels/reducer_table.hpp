@@ -40,7 +40,7 @@ bool with_moments_reducer(Accumulator acc, F&& f) {
   }
 }
 
-// The whole-array and row-wise reductions (not rmsnorm, layernorm, logsumexp).
+// The reductions; for rmsnorm and layernorm, the reducer of their statistics.
 template <class Fmt, class F>
 bool with_reducer(Op op, Accumulator acc, F&& f) {
   switch (op) {
@@ -48,9 +48,16 @@ bool with_reducer(Op op, Accumulator acc, F&& f) {
     case Op::mean: return with_sum_reducer<Fmt, TermKind::value>(acc, f);
     case Op::sumsq:
     case Op::norm2:
-    case Op::rms: return with_sum_reducer<Fmt, TermKind::square>(acc, f);
+    case Op::rms:
+    case Op::rmsnorm: return with_sum_reducer<Fmt, TermKind::square>(acc, f);
     case Op::dot: return with_sum_reducer<Fmt, TermKind::product>(acc, f);
-    case Op::mean_var: return with_moments_reducer<Fmt>(acc, f);
+    case Op::mean_var:
+    case Op::layernorm: return with_moments_reducer<Fmt>(acc, f);
+    case Op::logsumexp:
+      if (acc == Accumulator::fp32) f(std::type_identity<LogSumExpReducer<float>>{});
+      else if (acc == Accumulator::fp64) f(std::type_identity<LogSumExpReducer<double>>{});
+      else return false;
+      return true;
     case Op::max:
       if (acc != Accumulator::fp32) return false;
       f(std::type_identity<ExtremumReducer<Extremum::max>>{});
@@ -66,6 +73,21 @@ bool with_reducer(Op op, Accumulator acc, F&& f) {
     default: return false;
   }
 }
+
+// The reducers whose merge is one addition of a float or double, which the
+// atomic shape performs with atomicAdd.
+template <class R>
+struct is_atomic_capable : std::false_type {};
+template <TermKind K>
+struct is_atomic_capable<SumReducer<Fp32Sum, K>> : std::true_type {};
+template <TermKind K>
+struct is_atomic_capable<SumReducer<Fp64Sum, K>> : std::true_type {};
+
+// Whether a reducer reads a second input (dot).
+template <class R>
+struct takes_y : std::false_type {};
+template <class Acc>
+struct takes_y<SumReducer<Acc, TermKind::product>> : std::true_type {};
 
 // The format type and storage type of an input Dtype.
 template <Dtype D> struct InputFormat;

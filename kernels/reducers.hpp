@@ -20,6 +20,7 @@
 #include "kernels/accumulators/pairwise_sum.hpp"
 #include "kernels/accumulators/rounded_sum.hpp"
 #include "kernels/accumulators/welford.hpp"
+#include "kernels/elementary.hpp"
 #include "kernels/op.hpp"
 #include "kernels/out_format.hpp"
 #include "kernels/rounded_arith.hpp"
@@ -85,6 +86,7 @@ struct is_exact_sum<ExactSumOf<L, D, F>> {
 // sum, mean (value); sumsq, norm2, rms (square); dot (product).
 template <class Acc, TermKind K>
 struct SumReducer {
+  using value_t = typename Acc::value_t;
   using State = typename Acc::State;
   using Partial = typename Acc::Partial;
   using Params = NoParams;
@@ -119,6 +121,7 @@ struct SumReducer {
 template <Extremum K>
 struct ExtremumReducer {
   using Acc = ExtremumOf<K>;
+  using value_t = float;
   using State = typename Acc::State;
   using Partial = typename Acc::Partial;
   using Params = NoParams;
@@ -140,6 +143,7 @@ struct ExtremumReducer {
 // warn about, measured rather than avoided.
 template <class Acc>
 struct MomentsReducer {
+  using value_t = typename Acc::value_t;
   struct State {
     typename Acc::State s1, s2;
   };
@@ -173,6 +177,7 @@ struct MomentsReducer {
 
 struct WelfordReducer {
   using Acc = WelfordMoments;
+  using value_t = float;
   using State = Acc::State;
   using Partial = Acc::Partial;
   using Params = NoParams;
@@ -197,6 +202,7 @@ struct WelfordReducer {
 // var = (sum d^2 - (sum d)^2 / n) / n (Chan, Golub, LeVeque 1983, eq. 1.7;
 // Bjorck's corrected two-pass algorithm).
 struct TwoPassReducer {
+  using value_t = float;
   using First = SumReducer<Fp32Sum, TermKind::value>;
   struct State {
     Fp32Sum::State d, d2;
@@ -231,5 +237,89 @@ struct TwoPassReducer {
     return f;
   }
 };
+
+// logsumexp: a running maximum m and s = sum exp(x_i - m), rescaled when m
+// grows (the online softmax normaliser of Milakov and Gimelshein 2018);
+// threads merge by rescaling the smaller maximum's sum. T is float for the
+// fp32 accumulator, double for fp64; exp and log are elementary.hpp's.
+template <class T>
+struct LogSumExpReducer {
+  using value_t = T;
+  struct State {
+    T m, s;
+  };
+  using Partial = State;
+  using Params = NoParams;
+  static constexpr int passes = 1;
+  ULPSCOPE_HD static State start() { return {-T(detail::double_from_bits(0x7FF0000000000000ull)), T(0)}; }
+  ULPSCOPE_HD static Partial identity() { return start(); }
+  // e^(a-b) for a <= b; for a == b, 1, or 0 when both are -inf (e^-inf).
+  ULPSCOPE_HD static T scale(T a, T b) {
+    if (a == b) return a < T(0) && rn::sub(a, a) != T(0) ? T(0) : T(1);
+    return elementary::exp(rn::sub(a, b));
+  }
+  ULPSCOPE_HD static void add(State& st, float xf, float, const Params&) {
+    const T x = T(xf);
+    if (x > st.m) {
+      st.s = rn::add(rn::mul(st.s, scale(st.m, x)), T(1));
+      st.m = x;
+    } else {
+      st.s = rn::add(st.s, scale(x, st.m));  // NaN x gives NaN here
+    }
+  }
+  ULPSCOPE_HD static Partial partial(const State& st) { return st; }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
+    if (b.s == T(0)) return;  // empty (or only -inf inputs): adds nothing
+    if (a.s == T(0)) {
+      a = b;
+      return;
+    }
+    if (b.m > a.m) {
+      a.s = rn::add(rn::mul(a.s, scale(a.m, b.m)), b.s);
+      a.m = b.m;
+    } else {
+      a.s = rn::add(a.s, rn::mul(b.s, scale(b.m, a.m)));
+    }
+  }
+  ULPSCOPE_HD static Finished finish(const Partial& p, const FinishArgs& a, const Params&) {
+    Finished f{};
+    // s == 0: no finite term; m is -inf (the empty sum's log) unless NaN came in.
+    const T v = p.s == T(0) ? (p.m != p.m ? p.m : -T(detail::double_from_bits(0x7FF0000000000000ull)))
+                            : rn::add(p.m, elementary::log(p.s));
+    set_output(f, 0, double(v), a);
+    return f;
+  }
+};
+
+// rmsnorm and layernorm: every element of a row from the row's statistics
+// (sumsq, or mean and variance, as the reducer left them before rounding),
+// in the reducer's precision T:
+//   rmsnorm    y = (x * r) * gamma,                 r = 1 / sqrt(sumsq / n + eps)
+//   layernorm  y = ((x - mean) * r) * gamma + beta, r = 1 / sqrt(var + eps)
+// 1/sqrt is a correctly rounded division of a correctly rounded sqrt, not
+// rsqrt, so the model reproduces it.
+template <class T>
+struct RowNorm {
+  T mean, scale;
+  bool centered;
+  ULPSCOPE_HD static RowNorm from(Op op, const Finished& stats, std::int64_t n, double eps) {
+    const T e = as_value<T>(eps);
+    if (op == Op::layernorm) {
+      const T var = T(stats.unrounded[1]);
+      return {T(stats.unrounded[0]), rn::div(T(1), rn::sqrt(rn::add(var, e))), true};
+    }
+    const T ms = rn::div(T(stats.unrounded[0]), as_value<T>(n));
+    return {T(0), rn::div(T(1), rn::sqrt(rn::add(ms, e))), false};
+  }
+  ULPSCOPE_HD T apply(float x, float gamma, float beta) const {
+    if (centered) return rn::add(rn::mul(rn::mul(rn::sub(T(x), mean), scale), T(gamma)), T(beta));
+    return rn::mul(rn::mul(T(x), scale), T(gamma));
+  }
+};
+
+// The op whose reducer gathers a normalisation's statistics.
+constexpr Op statistics_op(Op op) {
+  return op == Op::rmsnorm ? Op::sumsq : (op == Op::layernorm ? Op::mean_var : op);
+}
 
 }  // namespace ulpscope

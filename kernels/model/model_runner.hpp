@@ -30,13 +30,6 @@ inline std::uint64_t splitmix64(std::uint64_t& s) {
   return z ^ (z >> 31);
 }
 
-template <class R>
-struct is_atomic_capable : std::false_type {};
-template <TermKind K>
-struct is_atomic_capable<SumReducer<Fp32Sum, K>> : std::true_type {};
-template <TermKind K>
-struct is_atomic_capable<SumReducer<Fp64Sum, K>> : std::true_type {};
-
 struct Job {
   const KernelSpec& spec;
   const LaunchConfig& cfg;
@@ -76,7 +69,7 @@ typename R::Partial in_order(const Job& job, const float* x, const float* y, std
 template <class R>
 Finished reduce_one(const Job& job, const ReductionProblem& pb, const float* x, const float* y,
                     std::int64_t len, std::int64_t stride) {
-  const FinishArgs args{job.spec.op, job.spec.out, job.spec.sat, len, pb.eps};
+  const FinishArgs args{statistics_op(job.spec.op), job.spec.out, job.spec.sat, len, pb.eps};
   typename R::Params pr{};
   if constexpr (R::passes == 2) {
     using F = typename R::First;
@@ -105,7 +98,22 @@ ReductionResult run_model_in(const KernelSpec& spec, const ReductionProblem& pb,
         res.unrounded.push_back(f.unrounded[k]);
       }
     };
-    if (pb.axis == Axis::all) {
+    if (is_elementwise_output(spec.op)) {
+      // rmsnorm, layernorm: the row's statistics in the inner order, then
+      // every element (elementwise: no order).
+      const std::vector<float> gs = pb.gamma ? widen(*pb.gamma) : std::vector<float>(pb.cols, 1.0f);
+      const std::vector<float> bs = pb.beta ? widen(*pb.beta) : std::vector<float>(pb.cols, 0.0f);
+      for (std::int64_t r = 0; r < pb.rows; ++r) {
+        const float* row = x + r * pb.cols;
+        const Finished stats = reduce_one<R>(job, pb, row, nullptr, pb.cols, 1);
+        const auto norm = RowNorm<typename R::value_t>::from(spec.op, stats, pb.cols, pb.eps);
+        for (std::int64_t j = 0; j < pb.cols; ++j) {
+          const double v = double(norm.apply(row[j], gs[j], bs[j]));
+          res.values.push_back(round_to_out(v, spec.out, spec.sat));
+          res.unrounded.push_back(v);
+        }
+      }
+    } else if (pb.axis == Axis::all) {
       put(reduce_one<R>(job, pb, x, y, pb.rows * pb.cols, 1));
     } else if (pb.axis == Axis::inner) {
       for (std::int64_t r = 0; r < pb.rows; ++r)

@@ -344,6 +344,95 @@ TEST(Model, RowWiseMatchesPerRowReductions) {
   }
 }
 
+// rmsnorm and layernorm: the row statistics of sumsq and mean_var in the same
+// order, then y = (x * r) * gamma (+ beta) element by element in fp32.
+TEST(Model, NormalisedRowsFollowTheirStatistics) {
+  const std::int64_t rows = 5, cols = 4100;
+  std::uint64_t s = 31;
+  const TypedArray x = make_array(Dtype::bf16, rows * cols, [&](auto) { return test::uniform01(s) * 6 - 2; });
+  const TypedArray gamma = make_array(Dtype::bf16, cols, [&](auto) { return test::uniform01(s) + 0.5; });
+  const TypedArray beta = make_array(Dtype::bf16, cols, [&](auto) { return test::uniform01(s) - 0.5; });
+  ReductionProblem p;
+  p.axis = Axis::inner;
+  p.rows = rows;
+  p.cols = cols;
+  p.x = &x;
+  p.gamma = &gamma;
+  p.beta = &beta;
+  p.eps = 1e-5;
+  for (Op op : {Op::rmsnorm, Op::layernorm}) {
+    const Op stats_op = op == Op::rmsnorm ? Op::sumsq : Op::mean_var;
+    for (Accumulator acc : {Accumulator::fp32, Accumulator::kahan, Accumulator::welford}) {
+      KernelSpec k = spec_of(op, Dtype::bf16, acc, Shape::tree, Dtype::fp32);
+      if (unsupported(k, Axis::inner)) {
+        EXPECT_EQ(acc, Accumulator::welford);
+        EXPECT_EQ(op, Op::rmsnorm);
+        continue;
+      }
+      p.op = op;
+      const auto y = run_model(k, p, {1, 256});
+      p.op = stats_op;
+      KernelSpec ks = k;
+      ks.op = stats_op;
+      const auto st = run_model(ks, p, {1, 256});
+      ASSERT_EQ(y.values.size(), std::size_t(rows * cols));
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const float eps = float(p.eps);
+        const float scale =
+            op == Op::rmsnorm ? 1.0f / std::sqrt(float(st.unrounded[r]) / float(cols) + eps)
+                              : 1.0f / std::sqrt(float(st.unrounded[2 * r + 1]) + eps);
+        const float mean = op == Op::rmsnorm ? 0.0f : float(st.unrounded[2 * r]);
+        for (std::int64_t j = 0; j < cols; j += 13) {
+          const float xv = float(x.at(r * cols + j)), g = float(gamma.at(j)), b = float(beta.at(j));
+          const float want = op == Op::rmsnorm ? (xv * scale) * g : ((xv - mean) * scale) * g + b;
+          ASSERT_EQ(y.values[r * cols + j], double(want)) << to_string(op) << " row " << r << " col " << j;
+        }
+      }
+    }
+  }
+}
+
+// logsumexp against MPFR (log of the exact sum of exact exponentials): the
+// online max-and-rescale is accurate to a few ulps of the result in fp32.
+TEST(Model, LogSumExpIsCloseToTheExactValue) {
+  for (std::int64_t n : {1, 33, 4097, 100003}) {
+    std::uint64_t s = std::uint64_t(n);
+    const TypedArray x = make_array(Dtype::fp16, n, [&](auto) { return test::uniform01(s) * 40 - 20; });
+    mpfr_t acc, t;
+    mpfr_inits2(256, acc, t, (mpfr_ptr) nullptr);
+    mpfr_set_zero(acc, 1);
+    for (std::int64_t i = 0; i < n; ++i) {
+      mpfr_set_d(t, x.at(i), MPFR_RNDN);
+      mpfr_exp(t, t, MPFR_RNDN);
+      mpfr_add(acc, acc, t, MPFR_RNDN);
+    }
+    mpfr_log(acc, acc, MPFR_RNDN);
+    const double want = mpfr_get_d(acc, MPFR_RNDN);
+    mpfr_clears(acc, t, (mpfr_ptr) nullptr);
+    for (Accumulator a : {Accumulator::fp32, Accumulator::fp64})
+      for (Shape shape : {Shape::serial, Shape::tree}) {
+        const KernelSpec k = spec_of(Op::logsumexp, Dtype::fp16, a, shape, Dtype::fp64);
+        for (const auto& c : launch_configs(k, n)) {
+          const double got = run1(k, whole(Op::logsumexp, x), c);
+          const double tol = (a == Accumulator::fp32 ? 0x1p-24 : 0x1p-53) * std::fabs(want) *
+                             (a == Accumulator::fp32 ? 64 : 64) * (shape == Shape::serial ? std::sqrt(double(n)) : 4);
+          EXPECT_NEAR(got, want, tol) << "n=" << n << " " << to_string(a) << " " << to_string(shape);
+        }
+      }
+  }
+  // NaN anywhere gives NaN; +inf gives +inf; only -inf gives -inf.
+  const double inf = INFINITY;
+  const KernelSpec k = spec_of(Op::logsumexp, Dtype::fp32, Accumulator::fp32, Shape::tree, Dtype::fp32);
+  const TypedArray xn = make_array(Dtype::fp32, 70, [](auto i) { return i == 5 ? std::nan("") : 1.0; });
+  const TypedArray xi = make_array(Dtype::fp32, 70, [&](auto i) { return i == 5 ? inf : 1.0; });
+  const TypedArray xm = make_array(Dtype::fp32, 70, [&](auto) { return -inf; });
+  for (const auto& c : launch_configs(k, 70)) {
+    EXPECT_TRUE(std::isnan(run1(k, whole(Op::logsumexp, xn), c)));
+    EXPECT_EQ(run1(k, whole(Op::logsumexp, xi), c), inf);
+    EXPECT_EQ(run1(k, whole(Op::logsumexp, xm), c), -inf);
+  }
+}
+
 TEST(Model, LaunchConfigsDifferAndDepthGrowsWithTheChain) {
   const KernelSpec k = spec_of(Op::sum, Dtype::fp32, Accumulator::fp32, Shape::tree, Dtype::fp32);
   const auto c = launch_configs(k, 1 << 20);
