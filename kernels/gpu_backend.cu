@@ -1,0 +1,432 @@
+// GpuBackend on CUDA: device, stream, the uploaded problem, workspace and
+// outputs; run, time and the yardsticks (SPEC.md, "Metrics").
+#include "kernels/gpu_backend.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/cuda/cccl_features.hpp"
+#include "kernels/cuda/cub_shapes.hpp"
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_problem.hpp"
+#include "kernels/cuda/timing.hpp"
+#include "kernels/model.hpp"
+#if ULPSCOPE_HAVE_TREE_KERNELS || ULPSCOPE_HAVE_ATOMIC_KERNELS
+#include "kernels/tree/tree_dispatch.hpp"
+#endif
+
+namespace ulpscope {
+
+namespace {
+
+// A bit pattern no kernel writes (a negative NaN with every payload bit set;
+// CUDA's own NaNs are 0x7FF8... or widened floats, 0x...E0000000): outputs are
+// filled with it before each run so that an element left unwritten is caught
+// (METHOD: "poison the output before each run").
+constexpr std::uint64_t kPoison = ~std::uint64_t(0);
+
+// Values that are not zeros for the yardsticks' inputs (METHOD: "never time
+// on zeros"): uniform in [-1, 1) from splitmix64 (Steele, Lea, Flood 2014).
+__global__ void fill_uniform(float* x, std::int64_t n, std::uint64_t seed) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    std::uint64_t z = seed + std::uint64_t(i) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    x[i] = __fmul_rn(float(std::int32_t(z >> 40) - (1 << 23)), 1.0f / float(1 << 23));
+  }
+}
+
+std::size_t align_up(std::size_t b) { return (b + 255) / 256 * 256; }
+
+std::string describe(const KernelSpec& s) {
+  return std::string(to_string(s.shape)) + " " + std::string(to_string(s.op)) + " " +
+         std::string(to_string(s.in)) + "->" + std::string(to_string(s.out)) + " acc " +
+         std::string(to_string(s.acc));
+}
+
+}  // namespace
+
+struct GpuBackend::Impl {
+  DeviceInfo info;
+  cudaStream_t stream = nullptr;
+
+  bool uploaded = false;
+  DeviceProblem problem;  // the uploaded arrays; op as uploaded
+  std::size_t x_bytes = 0, aux_bytes = 0;
+  DeviceBuffer x, y, gamma, beta;
+
+  DeviceBuffer workspace, values, unrounded;
+  DeviceBuffer rotating;  // copies 1.. of x (and y) for time(); copy 0 is x itself
+  int rotating_count = 1;
+  std::size_t rotating_stride = 0;
+
+  ~Impl() {
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+
+  DeviceProblem problem_for(const KernelSpec& s) const {
+    if (!uploaded) throw GpuError("GpuBackend: no problem uploaded");
+    if (s.in != problem.in)
+      throw GpuError(describe(s) + ": the uploaded problem holds " + std::string(to_string(problem.in)));
+    DeviceProblem p = problem;
+    p.op = s.op;
+    if (takes_second_input(s.op) && p.y == nullptr)
+      throw GpuError(describe(s) + ": the uploaded problem has no second input y");
+    if (is_elementwise_output(s.op) && p.gamma == nullptr)
+      throw GpuError(describe(s) + ": the uploaded problem has no gamma");
+    if (s.op == Op::layernorm && p.beta == nullptr)
+      throw GpuError(describe(s) + ": the uploaded problem has no beta");
+    return p;
+  }
+
+  static std::size_t output_count(const DeviceProblem& p) {
+    if (is_elementwise_output(p.op)) return std::size_t(p.elements());
+    const std::int64_t r = p.axis == Axis::all ? 1 : p.reductions();
+    return std::size_t(r) * std::size_t(components(p.op));
+  }
+
+  // The tree helper's dispatch reports bad requests as std::invalid_argument;
+  // here every failure is a GpuError.
+  template <class F>
+  static auto as_gpu_error(const KernelSpec& s, F&& f) {
+    try {
+      return f();
+    } catch (const std::invalid_argument& e) {
+      throw GpuError(describe(s) + ": " + e.what());
+    }
+  }
+
+  std::size_t workspace_bytes(const KernelSpec& s, const LaunchConfig& cfg, const DeviceProblem& p) const {
+    switch (s.shape) {
+      case Shape::cub:
+      case Shape::cub_deterministic:
+        (void)cfg;
+        return cub_workspace_bytes(s, p);
+#if ULPSCOPE_HAVE_TREE_KERNELS
+      case Shape::tree:
+        return as_gpu_error(s, [&] { return tree_workspace_bytes(s, p, cfg); });
+#endif
+#if ULPSCOPE_HAVE_ATOMIC_KERNELS
+      case Shape::atomic:
+        return as_gpu_error(s, [&] { return atomic_workspace_bytes(s, p, cfg); });
+#endif
+      default:
+        throw GpuError(describe(s) + ": " + GpuBackend::shape_unavailable(s.shape).value_or("no GPU dispatch"));
+    }
+  }
+
+  void launch(const KernelSpec& s, const LaunchConfig& cfg, const DeviceProblem& p, DeviceOutput out) {
+    const DeviceWorkspace ws{workspace.data(), workspace.bytes()};
+    switch (s.shape) {
+      case Shape::cub:
+      case Shape::cub_deterministic:
+        launch_cub(s, p, ws, out, stream);
+        break;
+#if ULPSCOPE_HAVE_TREE_KERNELS
+      case Shape::tree:
+        as_gpu_error(s, [&] { launch_tree(s, p, cfg, ws, out, stream); });
+        break;
+#endif
+#if ULPSCOPE_HAVE_ATOMIC_KERNELS
+      case Shape::atomic:
+        as_gpu_error(s, [&] { launch_atomic(s, p, cfg, ws, out, stream); });
+        break;
+#endif
+      default:
+        (void)cfg;
+        throw GpuError(describe(s) + ": " + GpuBackend::shape_unavailable(s.shape).value_or("no GPU dispatch"));
+    }
+  }
+
+  // Workspace and outputs for one kernel on the uploaded problem.
+  DeviceOutput prepare(const KernelSpec& s, const LaunchConfig& cfg, const DeviceProblem& p) {
+    if (auto why = GpuBackend::unavailable(s, p.axis)) throw GpuError(describe(s) + ": " + *why);
+    workspace.reserve(workspace_bytes(s, cfg, p), "the workspace of " + describe(s));
+    const std::size_t count = output_count(p);
+    values.reserve(count * sizeof(double), "the outputs");
+    unrounded.reserve(count * sizeof(double), "the unrounded outputs");
+    return DeviceOutput{values.as<double>(), unrounded.as<double>(), count};
+  }
+};
+
+GpuBackend::GpuBackend(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GpuBackend::~GpuBackend() = default;
+
+std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why_not) {
+  auto fail = [&](const std::string& why) -> std::unique_ptr<GpuBackend> {
+    if (why_not != nullptr) *why_not = why;
+    return nullptr;
+  };
+  int count = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess)
+    return fail(std::string("no CUDA device: cudaGetDeviceCount says ") + cudaGetErrorName(e) + " (" +
+                cudaGetErrorString(e) + ")");
+  if (count == 0) return fail("no CUDA device: none is present");
+  try {
+    auto impl = std::make_unique<Impl>();
+    cuda_check(cudaSetDevice(0), "cudaSetDevice(0)");
+    cudaDeviceProp prop{};
+    cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    impl->info.name = prop.name;
+    impl->info.sm_count = prop.multiProcessorCount;
+    impl->info.l2_bytes = std::size_t(prop.l2CacheSize);
+    impl->info.memory_bytes = prop.totalGlobalMem;
+    impl->info.cc_major = prop.major;
+    impl->info.cc_minor = prop.minor;
+    impl->info.cccl_version = ULPSCOPE_CCCL_VERSION_STRING;
+    cuda_check(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    // cub_deterministic takes its temporary storage with cudaMallocAsync from
+    // the device's default pool; keep what it frees in the pool, so that
+    // timed runs do not return memory to the driver at every synchronisation
+    // (CUDA Programming Guide, "Stream Ordered Memory Allocator",
+    // cudaMemPoolAttrReleaseThreshold).
+    cudaMemPool_t pool = nullptr;
+    cuda_check(cudaDeviceGetDefaultMemPool(&pool, 0), "cudaDeviceGetDefaultMemPool");
+    std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+    cuda_check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
+               "cudaMemPoolSetAttribute(release threshold)");
+    return std::unique_ptr<GpuBackend>(new GpuBackend(std::move(impl)));
+  } catch (const GpuError& e) {
+    return fail(std::string("CUDA device present but unusable: ") + e.what());
+  }
+}
+
+const DeviceInfo& GpuBackend::info() const { return impl_->info; }
+
+void GpuBackend::upload(const ReductionProblem& rp) {
+  Impl& m = *impl_;
+  if (rp.x == nullptr) throw GpuError("upload: the problem has no input x");
+  if (rp.rows < 0 || rp.cols < 0) throw GpuError("upload: negative shape");
+  const std::int64_t n = rp.rows * rp.cols;
+  if (std::int64_t(rp.x->size()) != n)
+    throw GpuError("upload: x holds " + std::to_string(rp.x->size()) + " values for a [" +
+                   std::to_string(rp.rows) + ", " + std::to_string(rp.cols) + "] problem");
+  auto same_as_x = [&](const TypedArray* a, std::int64_t size, const char* name) {
+    if (a == nullptr) return;
+    if (a->dtype() != rp.x->dtype()) throw GpuError(std::string("upload: ") + name + " is not in x's format");
+    if (std::int64_t(a->size()) != size)
+      throw GpuError(std::string("upload: ") + name + " holds " + std::to_string(a->size()) + " values, expected " +
+                     std::to_string(size));
+  };
+  same_as_x(rp.y, n, "y");
+  same_as_x(rp.gamma, rp.cols, "gamma");
+  same_as_x(rp.beta, rp.cols, "beta");
+
+  m.uploaded = false;
+  m.rotating = DeviceBuffer();
+  m.rotating_count = 1;
+  auto put = [&](DeviceBuffer& buf, const TypedArray* a, const char* name) -> const void* {
+    if (a == nullptr) {
+      buf = DeviceBuffer();
+      return nullptr;
+    }
+    buf.reserve(a->bytes(), std::string("the input ") + name);
+    cuda_check(cudaMemcpy(buf.data(), a->raw(), a->bytes(), cudaMemcpyHostToDevice),
+               std::string("upload of ") + name);
+    return buf.data();
+  };
+  DeviceProblem p;
+  p.op = rp.op;
+  p.axis = rp.axis;
+  p.in = rp.x->dtype();
+  // Whole-array ops see [1, n] (kernels/reduction.hpp).
+  p.rows = rp.axis == Axis::all ? 1 : rp.rows;
+  p.cols = rp.axis == Axis::all ? n : rp.cols;
+  p.eps = rp.eps;
+  p.x = put(m.x, rp.x, "x");
+  p.y = put(m.y, rp.y, "y");
+  p.gamma = put(m.gamma, rp.gamma, "gamma");
+  p.beta = put(m.beta, rp.beta, "beta");
+  m.x_bytes = rp.x->bytes();
+  m.aux_bytes = (rp.gamma ? rp.gamma->bytes() : 0) + (rp.beta ? rp.beta->bytes() : 0);
+  m.problem = p;
+  m.uploaded = true;
+}
+
+ReductionResult GpuBackend::run(const KernelSpec& s, const LaunchConfig& cfg) {
+  Impl& m = *impl_;
+  const DeviceProblem p = m.problem_for(s);
+  const DeviceOutput out = m.prepare(s, cfg, p);
+  const std::string what = describe(s);
+  cuda_check(cudaMemsetAsync(out.values, 0xFF, out.count * sizeof(double), m.stream), "poisoning the outputs");
+  cuda_check(cudaMemsetAsync(out.unrounded, 0xFF, out.count * sizeof(double), m.stream), "poisoning the outputs");
+  m.launch(s, cfg, p, out);
+  check_launch(what);
+  cuda_check(cudaStreamSynchronize(m.stream), what);
+
+  ReductionResult r;
+  r.values.resize(out.count);
+  r.unrounded.resize(out.count);
+  cuda_check(cudaMemcpy(r.values.data(), out.values, out.count * sizeof(double), cudaMemcpyDeviceToHost),
+             "copying the outputs back");
+  cuda_check(cudaMemcpy(r.unrounded.data(), out.unrounded, out.count * sizeof(double), cudaMemcpyDeviceToHost),
+             "copying the outputs back");
+  auto poisoned = [](double v) {
+    std::uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b == kPoison;
+  };
+  for (std::size_t i = 0; i < out.count; ++i)
+    if (poisoned(r.values[i]))
+      throw GpuError(what + " left output " + std::to_string(i) + " of " + std::to_string(out.count) +
+                     " unwritten");
+  const auto left = std::count_if(r.unrounded.begin(), r.unrounded.end(), poisoned);
+  if (left == std::ptrdiff_t(out.count)) {
+    r.unrounded.clear();  // this accumulator has no unrounded value to give
+  } else if (left != 0) {
+    throw GpuError(what + " wrote only part of its unrounded outputs");
+  }
+  return r;
+}
+
+GpuBackend::Timing GpuBackend::time(const KernelSpec& s, const LaunchConfig& cfg, int warmup, int reps) {
+  Impl& m = *impl_;
+  const DeviceProblem p = m.problem_for(s);
+  const DeviceOutput out = m.prepare(s, cfg, p);
+  const bool two = takes_second_input(s.op);
+  const std::size_t rotated = m.x_bytes * (two ? 2 : 1);
+  const int copies = rotating_copies(rotated, m.info.l2_bytes);
+  const std::size_t stride = align_up(m.x_bytes);
+  if (copies > 1 && (m.rotating_count < copies || m.rotating_stride != stride || m.rotating.data() == nullptr)) {
+    // Copies 1.. of x, then of y: [x1 .. x_{c-1}][y1 .. y_{c-1}].
+    const std::size_t extra = std::size_t(copies - 1) * stride * (m.y.data() ? 2 : 1);
+    m.rotating = DeviceBuffer();
+    m.rotating_count = 1;
+    m.rotating.reserve(extra, "the rotating input copies (" + std::to_string(copies) + " copies, above L2)");
+    char* base = m.rotating.as<char>();
+    for (int k = 1; k < copies; ++k) {
+      cuda_check(cudaMemcpyAsync(base + std::size_t(k - 1) * stride, m.x.data(), m.x_bytes,
+                                 cudaMemcpyDeviceToDevice, m.stream),
+                 "filling the rotating copies");
+      if (m.y.data())
+        cuda_check(cudaMemcpyAsync(base + std::size_t(copies - 1 + k - 1) * stride, m.y.data(), m.x_bytes,
+                                   cudaMemcpyDeviceToDevice, m.stream),
+                   "filling the rotating copies");
+    }
+    m.rotating_count = copies;
+    m.rotating_stride = stride;
+  }
+  const int used = std::min(copies, m.rotating_count);
+  auto launch = [&](int i) {
+    DeviceProblem q = p;
+    const int k = i % used;
+    if (k > 0) {
+      char* base = m.rotating.as<char>();
+      q.x = base + std::size_t(k - 1) * stride;
+      if (q.y != nullptr) q.y = base + std::size_t(m.rotating_count - 1 + k - 1) * stride;
+    }
+    m.launch(s, cfg, q, out);
+  };
+  const EventTimes t = time_launches(m.stream, warmup, reps, launch, describe(s));
+  Timing r;
+  r.median_ms = t.median();
+  r.min_ms = t.min();
+  r.max_ms = t.max();
+  r.timed_runs = reps;
+  r.bytes_per_run = rotated + m.aux_bytes;
+  r.gbps = double(r.bytes_per_run) / (r.median_ms * 1e-3) / 1e9;
+  r.copies = used;
+  r.exceeds_l2 = std::size_t(used) * rotated > m.info.l2_bytes;
+  return r;
+}
+
+GpuBackend::Timing GpuBackend::time_cub_sum_fp32(std::int64_t n, int warmup, int reps) {
+  Impl& m = *impl_;
+  if (n < 0) throw GpuError("cub::DeviceReduce::Sum yardstick: negative n");
+  const std::size_t bytes = std::size_t(n) * sizeof(float);
+  const int copies = rotating_copies(bytes, m.info.l2_bytes);
+  const std::size_t stride = align_up(bytes);
+  DeviceBuffer x(std::size_t(copies) * stride, "the cub::DeviceReduce::Sum yardstick's " +
+                                                   std::to_string(copies) + " input copies");
+  DeviceBuffer sum(sizeof(float), "the yardstick's output");
+  DeviceBuffer temp(cub_sum_fp32_workspace_bytes(n), "cub::DeviceReduce::Sum's temporary storage");
+  for (int k = 0; k < copies && n > 0; ++k) {
+    fill_uniform<<<m.info.sm_count * 4, 256, 0, m.stream>>>(
+        reinterpret_cast<float*>(x.as<char>() + std::size_t(k) * stride), n, 0x5eed0000u + std::uint64_t(k));
+    check_launch("fill_uniform");
+  }
+  auto launch = [&](int i) {
+    const float* in = reinterpret_cast<const float*>(x.as<char>() + std::size_t(i % copies) * stride);
+    launch_cub_sum_fp32(in, n, sum.as<float>(), DeviceWorkspace{temp.data(), temp.bytes()}, m.stream);
+  };
+  const EventTimes t = time_launches(m.stream, warmup, reps, launch, "cub::DeviceReduce::Sum fp32");
+  Timing r;
+  r.median_ms = t.median();
+  r.min_ms = t.min();
+  r.max_ms = t.max();
+  r.timed_runs = reps;
+  r.bytes_per_run = bytes;
+  r.gbps = double(bytes) / (r.median_ms * 1e-3) / 1e9;
+  r.copies = copies;
+  r.exceeds_l2 = std::size_t(copies) * bytes > m.info.l2_bytes;
+  return r;
+}
+
+GpuBackend::Timing GpuBackend::time_copy(std::size_t bytes, int warmup, int reps) {
+  Impl& m = *impl_;
+  const int copies = rotating_copies(bytes, m.info.l2_bytes);
+  const std::size_t stride = align_up(bytes);
+  DeviceBuffer src(std::size_t(copies) * stride, "the copy yardstick's " + std::to_string(copies) + " sources");
+  DeviceBuffer dst(bytes, "the copy yardstick's destination");
+  const auto floats = std::int64_t(src.bytes() / sizeof(float));
+  fill_uniform<<<m.info.sm_count * 4, 256, 0, m.stream>>>(src.as<float>(), floats, 0xc0b1u);
+  check_launch("fill_uniform");
+  auto launch = [&](int i) {
+    cuda_check(cudaMemcpyAsync(dst.data(), src.as<char>() + std::size_t(i % copies) * stride, bytes,
+                               cudaMemcpyDeviceToDevice, m.stream),
+               "cudaMemcpyAsync device to device");
+  };
+  const EventTimes t = time_launches(m.stream, warmup, reps, launch, "device-to-device copy");
+  Timing r;
+  r.median_ms = t.median();
+  r.min_ms = t.min();
+  r.max_ms = t.max();
+  r.timed_runs = reps;
+  r.bytes_per_run = 2 * bytes;  // read and written (METHOD: "counting bytes read plus bytes written")
+  r.gbps = double(r.bytes_per_run) / (r.median_ms * 1e-3) / 1e9;
+  r.copies = copies;
+  r.exceeds_l2 = std::size_t(copies) * bytes > m.info.l2_bytes;
+  return r;
+}
+
+std::optional<std::string> GpuBackend::shape_unavailable(Shape s) {
+  switch (s) {
+    case Shape::serial:
+      return std::string("serial is a CPU shape (one running value in index order)");
+    case Shape::cub:
+      return std::nullopt;
+    case Shape::cub_deterministic:
+      if (ULPSCOPE_HAVE_CUB_DETERMINISTIC) return std::nullopt;
+      return std::string(ULPSCOPE_CUB_DETERMINISTIC_MISSING);
+    case Shape::tree:
+#if ULPSCOPE_HAVE_TREE_KERNELS
+      return std::nullopt;
+#else
+      return std::string("the tree kernels are not built yet (kernels/tree)");
+#endif
+    case Shape::atomic:
+#if ULPSCOPE_HAVE_ATOMIC_KERNELS
+      return std::nullopt;
+#else
+      return std::string("the atomic kernels are not built yet (kernels/tree)");
+#endif
+  }
+  return std::string("unknown shape");
+}
+
+std::optional<std::string> GpuBackend::unavailable(const KernelSpec& s, Axis axis) {
+  if (auto why = shape_unavailable(s.shape)) return why;
+  if (s.shape == Shape::cub || s.shape == Shape::cub_deterministic) return cub_unavailable(s, axis);
+  return unsupported(s, axis);  // tree and atomic: the same combinations as their CPU models
+}
+
+}  // namespace ulpscope

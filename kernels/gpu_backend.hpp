@@ -1,0 +1,88 @@
+#pragma once
+// The GPU side of ulpscope as seen from host code (accuracy/, bench/, tests):
+// open the device, upload a problem once, run any GPU shape on it, time it
+// per SPEC.md ("Metrics", throughput), and measure the yardsticks in the same
+// process. No CUDA header is needed to use it; a build without CUDA links
+// gpu_backend_none.cpp, whose open() says why there is no GPU.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/reduction.hpp"
+
+namespace ulpscope {
+
+// Any failure on the GPU side, as one line: "out of memory: needs 4.00 GiB for
+// the rotating input copies (78.1 GiB free of 79.2 GiB)", "CUDA error
+// cudaErrorIllegalAddress (an illegal memory access ...) in launch_tree".
+struct GpuError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct DeviceInfo {
+  std::string name;
+  int sm_count = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t memory_bytes = 0;
+  int cc_major = 0, cc_minor = 0;
+  std::string cccl_version;  // the CCCL (CUB) headers the kernels were built with, "3.6.0"
+};
+
+class GpuBackend {
+ public:
+  // One per process: it owns a stream, the uploaded problem, the workspace and
+  // the output buffers. nullptr, with *why_not set, when the build has no
+  // CUDA, no device is present, or the driver fails.
+  static std::unique_ptr<GpuBackend> open(std::string* why_not);
+  ~GpuBackend();
+  GpuBackend(const GpuBackend&) = delete;
+  GpuBackend& operator=(const GpuBackend&) = delete;
+
+  const DeviceInfo& info() const;
+
+  // Copies the problem's arrays to the device (once per input). Throws
+  // GpuError on out-of-memory and any other CUDA failure.
+  void upload(const ReductionProblem&);
+
+  // Runs one kernel on the uploaded problem (spec.op may differ from the
+  // problem's op when the arrays it needs are there), synchronises, checks
+  // every error and that every output element was written.
+  ReductionResult run(const KernelSpec&, const LaunchConfig&);
+
+  struct Timing {
+    double median_ms = 0, min_ms = 0, max_ms = 0;
+    double gbps = 0;              // bytes_per_run / median, in 1e9 bytes per second
+    int timed_runs = 0;
+    std::size_t bytes_per_run = 0;  // input bytes read (a copy counts read + written)
+    int copies = 1;                 // rotating copies of the input
+    bool exceeds_l2 = false;        // whether the copies together are larger than L2
+  };
+  // CUDA events around each launch after `warmup` untimed ones; the launches
+  // rotate among copies of the input whose total exceeds L2 (up to a cap for
+  // tiny inputs: exceeds_l2 says whether it did). Every launch's error is
+  // checked.
+  Timing time(const KernelSpec&, const LaunchConfig&, int warmup, int reps);
+  // The yardsticks, measured on their own buffers (n fp32 values that are not
+  // zeros; a copy of `bytes`), timed the same way.
+  Timing time_cub_sum_fp32(std::int64_t n, int warmup = 5, int reps = 20);
+  Timing time_copy(std::size_t bytes, int warmup = 5, int reps = 20);
+
+  // Why this build cannot run a shape on the GPU at all (serial is a CPU
+  // shape; cub_deterministic needs CCCL >= 3.1; tree/atomic before their
+  // kernels are built), or nullopt.
+  static std::optional<std::string> shape_unavailable(Shape);
+  // The same for one kernel: a shape that exists but not for this op,
+  // accumulator, format or axis (cub has no Kahan accumulator, ...).
+  static std::optional<std::string> unavailable(const KernelSpec&, Axis);
+
+  struct Impl;
+
+ private:
+  explicit GpuBackend(std::unique_ptr<Impl>);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ulpscope

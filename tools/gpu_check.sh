@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Everything the GPU side needs, in one go, on the GPU machine, from the repo
+# root: configure against the newest CCCL carried in .devdeps (for
+# cub_deterministic), build the GPU targets, run the GPU tests, run
+# compute-sanitizer memcheck and racecheck over the GPU test binaries at small
+# sizes, run the throughput table. Logs go to $OUT (or ./gpu-check-out); the
+# last lines printed are a summary, one line per step. Exit status: 0 when
+# every step passed.
+#
+#   tools/gpu_check.sh                 # everything
+#   BENCH_ARGS="--n 16777216" tools/gpu_check.sh
+#   SKIP_BENCH=1 SKIP_SANITIZERS=1 tools/gpu_check.sh
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=${OUT:-$root/gpu-check-out}
+mkdir -p "$out"
+build=${BUILD_DIR:-build-gpu}
+jobs=${JOBS:-$(nproc)}
+declare -a summary
+status=0
+step() {  # step NAME LOG COMMAND...: run, log, remember the outcome
+  local name=$1 log=$2
+  shift 2
+  local start=$SECONDS
+  echo "== $name" | tee -a "$log"
+  "$@" >>"$log" 2>&1
+  local rc=$?
+  summary+=("$(printf '%-28s %s (%ds)' "$name" "$([ $rc -eq 0 ] && echo ok || echo "FAILED rc=$rc")" $((SECONDS - start)))")
+  [ $rc -eq 0 ] || status=1
+  tail -n 25 "$log"
+  return $rc
+}
+
+if [ -f .devdeps/unpack.sh ]; then
+  # shellcheck disable=SC1091
+  source .devdeps/unpack.sh
+else
+  echo "gpu_check: .devdeps/unpack.sh is missing (run ../shared/device/fetch-deps.sh here first)" >&2
+  exit 1
+fi
+cccl_dirs=""
+if [ -f .devdeps/cccl.tar.gz ]; then
+  mkdir -p /tmp/cccl && tar -xzf .devdeps/cccl.tar.gz -C /tmp/cccl
+  cccl_dirs="/tmp/cccl/cub;/tmp/cccl/thrust;/tmp/cccl/libcudacxx/include"
+fi
+nvidia-smi >"$out/nvidia-smi.txt" 2>&1
+
+log=$out/build.log
+: >"$log"
+step configure "$log" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  "-DULPSCOPE_CCCL_INCLUDE_DIRS=$cccl_dirs" || { printf '%s\n' "${summary[@]}"; exit 1; }
+grep -E "ulpscope: (CUDA|CCCL)" "$log"
+targets="gpu_backend_tests gpu_throughput"
+# The tree helper's GPU test, where the build has it.
+if ninja -C "$build" -t targets all 2>/dev/null | grep -q '^kernels_gpu_tests:'; then
+  targets="$targets kernels_gpu_tests"
+fi
+step build "$log" cmake --build "$build" -j "$jobs" --target $targets || { printf '%s\n' "${summary[@]}"; exit 1; }
+
+log=$out/tests.log
+: >"$log"
+for t in $targets; do
+  [ "$t" = gpu_throughput ] && continue
+  bin=$(find "$build/tests" -type f -name "$t" -perm -u+x | head -n 1)
+  step "test $t" "$log" "$bin" --gtest_brief=1
+done
+
+if [ -z "${SKIP_SANITIZERS:-}" ]; then
+  log=$out/sanitizers.log
+  : >"$log"
+  # Small sizes only: the timing, out-of-memory (a refused cudaMalloc is an
+  # API error to the sanitizer) and 2^20-element cases are left out.
+  filter=${SANITIZE_FILTER:--*Timing*:*OutOfMemory*:*n1048579*}
+  for t in $targets; do
+    [ "$t" = gpu_throughput ] && continue
+    bin=$(find "$build/tests" -type f -name "$t" -perm -u+x | head -n 1)
+    for tool in memcheck racecheck; do
+      step "$tool $t" "$log" timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool "$tool" \
+        --error-exitcode 99 "$bin" --gtest_brief=1 "--gtest_filter=$filter"
+    done
+  done
+fi
+
+if [ -z "${SKIP_BENCH:-}" ]; then
+  log=$out/gpu_throughput.log
+  : >"$log"
+  # shellcheck disable=SC2086
+  step gpu_throughput "$log" "$build/bench/gpu_throughput" ${BENCH_ARGS:-} \
+    --json "$out/gpu_throughput.json" --csv "$out/gpu_throughput.csv"
+fi
+
+echo
+echo "== summary (logs in $out)"
+printf '%s\n' "${summary[@]}"
+exit $status
