@@ -226,7 +226,9 @@ class MatrixRunner {
     for (Accumulator acc : s_.accumulators) {
       for (Shape shape : s_.shapes) {
         const KernelSpec spec{p.op, in.dtype, out_dtype, acc, shape, s_.saturation};
-        if (unsupported(spec, p.axis)) continue;  // the combination does not exist
+        // Combinations that do not exist are not cells; NVIDIA's shapes have
+        // no model and exist on the GPU only.
+        if (has_cpu_model(shape) && unsupported(spec, p.axis)) continue;
         if (gpu_ ? bool(GpuBackend::unavailable(spec, p.axis)) : !has_cpu_model(shape)) continue;
         Cell c = blank_cell(in, p, spec);
         try {

@@ -21,6 +21,7 @@
 #include "reports/json_report.hpp"
 #include "reports/report_format.hpp"
 #include "reports/atomic_file.hpp"
+#include "reports/recommend.hpp"
 
 namespace ulpscope {
 namespace {
@@ -118,6 +119,14 @@ int run(const CliOptions& o) {
   const ReportFormat format = *parse_in(kReportFormatNames, o.format);
   std::optional<Report> baseline;
   MatrixSettings settings = settings_from(o);
+  std::optional<RecommendRequest> recommend_request;
+  if (o.recommend) {
+    if (o.dtypes.size() != 1 || !o.hidden)
+      throw UsageProblem("--recommend needs one --dtype and --hidden H");
+    recommend_request = RecommendRequest{*o.recommend, o.dtypes.front(), *o.hidden, o.ulp_tolerance.value_or(1.0)};
+    if (!o.seeds.empty()) recommend_request->seeds = o.seeds;
+    settings = recommend_matrix(*recommend_request);
+  }
   if (!o.baseline_path.empty()) {
     // Re-run the baseline's matrix: its settings, not the defaults.
     baseline = read_report_file(o.baseline_path);
@@ -152,7 +161,12 @@ int run(const CliOptions& o) {
   report.header.unavailable = std::move(run.unavailable);
   report.cells = std::move(run.cells);
 
-  if (o.out_path.empty()) {
+  if (recommend_request) {
+    // The answer on standard output; the evidence as a report with --out.
+    const Recommendation rec = recommend(*recommend_request, report.cells, gpu != nullptr);
+    write_recommendation(*recommend_request, rec, std::cout);
+    if (!o.out_path.empty()) write_report_file(report, format, o.out_path);
+  } else if (o.out_path.empty()) {
     write_report(report, format, std::cout, table_style_for_fd(STDOUT_FILENO));
   } else {
     write_report_file(report, format, o.out_path);

@@ -1,0 +1,122 @@
+// Honest end-to-end facts of what the suite reports on the CPU backend
+// (issue 11, item 6): the run matrix, with the real references, models and
+// metrics, must print the textbook failures of recursive summation and of the
+// one-pass variance, and nothing it measures may exceed its own a-priori
+// bound.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "accuracy/run_matrix.hpp"
+#include "formats/hex_float.hpp"
+#include "reports/json_report.hpp"
+
+namespace ulpscope {
+namespace {
+
+MatrixSettings one_cell(Op op, Dtype dtype, Accumulator acc, Shape shape, DistributionSpec dist, std::int64_t n) {
+  MatrixSettings s;
+  s.ops = {op};
+  s.dtypes = {dtype};
+  s.accumulators = {acc};
+  s.shapes = {shape};
+  s.distributions = {dist};
+  s.sizes = {n};
+  s.seeds = {1};
+  s.permutations = 0;
+  s.runs = 1;
+  return s;
+}
+
+Cell run_one(const MatrixSettings& s) {
+  const MatrixRun run = run_matrix(s, nullptr, {});
+  EXPECT_EQ(run.cells.size(), 1u);
+  if (run.cells.empty()) return {};
+  EXPECT_EQ(run.cells.front().status, "ok");
+  return run.cells.front();
+}
+
+double value_of(const std::string& hex) { return parse_hex_float(hex).value_or(std::nan("")); }
+
+TEST(EndToEnd, NaiveFp32SerialSumOfOnesStagnatesAt2To24) {
+  const std::int64_t n = std::int64_t(1) << 25;
+  const Cell c = run_one(
+      one_cell(Op::sum, Dtype::fp32, Accumulator::naive, Shape::serial, {Distribution::constant, 1.0}, n));
+  EXPECT_EQ(value_of(c.result), 16777216.0);             // 2^24: 1 + 2^24 rounds back to 2^24
+  EXPECT_EQ(value_of(c.reference_rounded), 33554432.0);  // 2^25
+  ASSERT_TRUE(c.ulp_error.has_value());
+  EXPECT_EQ(*c.ulp_error, 4194304.0);  // the error 2^24 over ulp_fp32(2^25) = 4: 2^22
+  EXPECT_FALSE(c.correctly_rounded);
+}
+
+TEST(EndToEnd, KahanFp32SerialSumOfOnesIsCorrectlyRounded) {
+  const std::int64_t n = std::int64_t(1) << 25;
+  const Cell c = run_one(
+      one_cell(Op::sum, Dtype::fp32, Accumulator::kahan, Shape::serial, {Distribution::constant, 1.0}, n));
+  EXPECT_TRUE(c.correctly_rounded);
+  EXPECT_EQ(value_of(c.result), 33554432.0);
+  EXPECT_EQ(c.ulp_error, 0.0);
+}
+
+TEST(EndToEnd, NaiveFp16SerialSumOfUniformStopsGrowingAt2048) {
+  // Once the sum is 2048, ulp_fp16 is 2 and every x < 1 is below half of it.
+  const Cell c = run_one(one_cell(Op::sum, Dtype::fp16, Accumulator::naive, Shape::serial,
+                                  {Distribution::uniform, std::nullopt}, 16384));
+  EXPECT_EQ(value_of(c.result), 2048.0);
+  EXPECT_GT(value_of(c.reference_rounded), 7000.0);  // about 16384 / 2
+  ASSERT_TRUE(c.ulp_error.has_value());
+  EXPECT_GT(*c.ulp_error, 1000.0);
+  EXPECT_FALSE(c.correctly_rounded);
+}
+
+TEST(EndToEnd, OnePassVarianceAtLargeMeanLosesEveryDigitWelfordAndTwoPassKeepThem) {
+  // fp32 values with mean 1e4 and standard deviation 1: E[x^2] ~ 1e8, whose
+  // fp32 ulp (8) is larger than the variance (1) itself.
+  auto variance_rel_error = [](Accumulator acc) {
+    const Cell c = run_one(one_cell(Op::mean_var, Dtype::fp32, acc, Shape::serial,
+                                    {Distribution::large_mean, 1e4}, 4096));
+    // The worst output of the cell is the variance for every accumulator here.
+    EXPECT_EQ(c.component, "variance") << to_string(acc);
+    const double ref = value_of(c.reference_rounded);
+    EXPECT_GT(ref, 0.5);
+    EXPECT_LT(ref, 2.0);
+    return std::abs(value_of(c.result) - ref) / ref;
+  };
+  EXPECT_GE(variance_rel_error(Accumulator::fp32), 0.5);  // not one correct digit
+  EXPECT_LT(variance_rel_error(Accumulator::welford), 1e-3);
+  EXPECT_LT(variance_rel_error(Accumulator::two_pass), 1e-3);
+}
+
+TEST(EndToEnd, BoundRatioOfEveryBuiltInAccumulatorStaysAtOrBelowOne) {
+  MatrixSettings s = default_matrix(false);
+  s.dtypes = {Dtype::fp32, Dtype::fp16, Dtype::bf16, Dtype::fp8_e4m3, Dtype::fp8_e5m2};
+  s.sizes = {1023};
+  s.permutations = 0;
+  s.runs = 1;
+  const MatrixRun run = run_matrix(s, nullptr, {});
+  ASSERT_GT(run.cells.size(), 1000u);
+  std::size_t with_bound = 0;
+  for (const Cell& c : run.cells) {
+    ASSERT_EQ(c.status, "ok") << c.op << ' ' << c.accumulator << ' ' << c.shape << ' ' << c.distribution;
+    if (!c.bound_ratio) continue;
+    ++with_bound;
+    EXPECT_LE(*c.bound_ratio, 1.0) << c.op << ' ' << c.dtype << ' ' << c.accumulator << ' ' << c.shape << ' '
+                                   << c.distribution << " result " << c.result << " reference "
+                                   << c.reference_exact;
+  }
+  EXPECT_GT(with_bound, run.cells.size() / 3);  // most cells have a bound to be held to
+}
+
+TEST(EndToEnd, SameSettingsGiveIdenticalCellsTwice) {
+  MatrixSettings s = default_matrix(false);
+  s.dtypes = {Dtype::fp16};
+  s.sizes = {1023};
+  Report a, b;
+  a.cells = run_matrix(s, nullptr, {}).cells;
+  b.cells = run_matrix(s, nullptr, {}).cells;
+  EXPECT_EQ(report_to_json(a).dump(), report_to_json(b).dump());
+}
+
+}  // namespace
+}  // namespace ulpscope
