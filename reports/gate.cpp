@@ -39,6 +39,7 @@ void compare_cell(const Cell& b, const Cell& c, const GateOptions& options, Gate
   auto add = [&](FindingKind kind, std::string change) { result.findings.push_back({kind, key, std::move(change)}); };
 
   if (!is_failed(b) && is_failed(c)) add(FindingKind::failed, fmt::format("status ok -> {}", c.status));
+  if (is_failed(b) && !is_failed(c)) add(FindingKind::improved, fmt::format("status {} -> ok", b.status));
   if (b.ulp_error && c.ulp_error) {
     if (*c.ulp_error > *b.ulp_error + options.ulp_tolerance)
       add(FindingKind::ulp_error_grew, fmt::format("max ulp_error {} -> {} (tolerance {})", short_number(b.ulp_error),

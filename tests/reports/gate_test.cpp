@@ -73,6 +73,8 @@ const GateCase kCases[] = {
      {}, kGatePass, FindingKind::new_cell},
     {"improvement_is_not_a_regression", [](Report& r) { r.cells[0].ulp_error = 0.25; }, {}, kGatePass,
      FindingKind::improved},
+    {"failed_cell_that_now_runs_is_an_improvement", [](Report& r) { r.cells[7].status = "ok"; }, {}, kGatePass,
+     FindingKind::improved},
 };
 
 class GateCases : public ::testing::TestWithParam<GateCase> {};
