@@ -46,7 +46,11 @@ class CounterRng {
   // Uniform integer in [0, m) by the multiply-high method (Lemire 2019); its
   // bias, below m / 2^64, is far under anything a test could see.
   ULPSCOPE_HD constexpr std::uint64_t below(std::uint64_t counter, std::uint64_t m) const {
+#if defined(__CUDA_ARCH__)
+    return __umul64hi(bits(counter), m);
+#else
     return static_cast<std::uint64_t>((static_cast<unsigned __int128>(bits(counter)) * m) >> 64);
+#endif
   }
 
  private:
