@@ -1,0 +1,43 @@
+#pragma once
+// Loading input elements on the device: 16-byte vectors, and the exact
+// widening of each format to float by CUDA's own conversions (every value of
+// the five input formats is a float, so the widening rounds nothing and agrees
+// with decode() in formats/binary_format.hpp, which the models use).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include <cstring>
+
+#include "formats/small_float.hpp"
+#include "kernels/tree/tree_order.hpp"
+
+namespace ulpscope::tree {
+
+__device__ __forceinline__ float widen(float x) { return x; }
+__device__ __forceinline__ float widen(Fp16 x) { return __half2float(__ushort_as_half(x.bits)); }
+__device__ __forceinline__ float widen(Bf16 x) { return __uint_as_float(unsigned(x.bits) << 16); }
+__device__ __forceinline__ float widen(Fp8E4M3 x) {
+  return __half2float(__half(__nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t(x.bits), __NV_E4M3)));
+}
+__device__ __forceinline__ float widen(Fp8E5M2 x) {
+  return __half2float(__half(__nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t(x.bits), __NV_E5M2)));
+}
+
+template <class Elem>
+struct Vector {
+  static constexpr int width = vector_width(int(sizeof(Elem)));
+  Elem e[width];
+};
+
+// One 16-byte load (the address is 16-byte aligned by the order's rules).
+template <class Elem>
+__device__ __forceinline__ Vector<Elem> load_vector(const Elem* base, std::int64_t v) {
+  const uint4 raw = __ldg(reinterpret_cast<const uint4*>(base) + v);
+  Vector<Elem> out;
+  static_assert(sizeof(out) == sizeof(raw));
+  std::memcpy(&out, &raw, sizeof raw);
+  return out;
+}
+
+}  // namespace ulpscope::tree

@@ -1,0 +1,152 @@
+#pragma once
+// The `tree` shape's kernels, following tree_order.hpp step by step over any
+// reducer (reducers.hpp). Whole array: block partials, then a second pass of
+// one block; row-wise: one block per row (inner) or one thread per column
+// (outer). Two-pass reducers run the first reducer's kernels, which leave the
+// second pass's parameters (one per reduction) in the workspace.
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/reducers.hpp"
+#include "kernels/tree/block_reduce.cuh"
+#include "kernels/tree/load.cuh"
+#include "kernels/tree/tree_order.hpp"
+
+namespace ulpscope::tree {
+
+template <class R>
+__device__ __forceinline__ typename R::Params params_at(const typename R::Params* p, std::int64_t i) {
+  return p ? p[i] : typename R::Params{};
+}
+
+// Where a reduction's result goes: the outputs, or the parameters of the next
+// pass (Next = void: outputs).
+template <class Next>
+struct Sink {
+  using NextParams = typename Next::Params;
+  NextParams* next;
+  __device__ void put(const Finished& f, std::int64_t i) const { next[i] = Next::params(f); }
+};
+template <>
+struct Sink<void> {
+  double* values;
+  double* unrounded;
+  int components;
+  __device__ void put(const Finished& f, std::int64_t i) const {
+    for (int k = 0; k < components; ++k) {
+      values[i * components + k] = f.value[k];
+      if (unrounded) unrounded[i * components + k] = f.unrounded[k];
+    }
+  }
+};
+
+// Step 1: thread g's chain over the order o (vector loads when o.vec > 1).
+template <class R, bool Y, class Elem>
+__device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, std::int64_t g, const Elem* x,
+                                                            const Elem* y, const typename R::Params& pr) {
+  auto st = R::start();
+  const std::int64_t nv = o.vectors();
+  if (o.vec > 1) {
+    for (std::int64_t v = g; v < nv; v += o.threads) {
+      const Vector<Elem> a = load_vector(x, v);
+      Vector<Elem> b;
+      if constexpr (Y) b = load_vector(y, v);
+#pragma unroll
+      for (int j = 0; j < Vector<Elem>::width; ++j) R::add(st, widen(a.e[j]), Y ? widen(b.e[j]) : 0.0f, pr);
+    }
+  } else {
+    for (std::int64_t i = g; i < nv; i += o.threads) R::add(st, widen(x[i]), Y ? widen(y[i]) : 0.0f, pr);
+  }
+  if (g < o.tail()) {
+    const std::int64_t i = o.tail_begin() + g;
+    R::add(st, widen(x[i]), Y ? widen(y[i]) : 0.0f, pr);
+  }
+  return R::partial(st);
+}
+
+// Steps 1-3 of the whole-array order; Atomic: thread 0 adds the block's
+// partial into partials[0] with atomicAdd instead (the atomic shape).
+template <class R, bool Y, bool Atomic, class Elem>
+__global__ void __launch_bounds__(1024)
+    block_partials(const Elem* x, const Elem* y, std::int64_t n, const typename R::Params* params,
+                   typename R::Partial* partials) {
+  const TreeOrder o{n, Vector<Elem>::width, std::int64_t(gridDim.x) * blockDim.x};
+  auto p = thread_chain<R, Y>(o, std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, x, y,
+                              params_at<R>(params, 0));
+  p = block_reduce<R>(p);
+  if (threadIdx.x == 0) {
+    if constexpr (Atomic) atomicAdd(&partials[0].s, p.s);
+    else partials[blockIdx.x] = p;
+  }
+}
+
+// Step 4: one block over the block partials, then thread 0 finishes.
+template <class R, class Next>
+__global__ void __launch_bounds__(1024)
+    second_pass(const typename R::Partial* partials, int count, FinishArgs args, const typename R::Params* params,
+                Sink<Next> sink) {
+  auto p = R::identity();
+  for (int i = threadIdx.x; i < count; i += blockDim.x) R::merge(p, partials[i]);
+  p = block_reduce<R>(p);
+  if (threadIdx.x == 0) sink.put(R::finish(p, args, params_at<R>(params, 0)), 0);
+}
+
+// Inner rows: one block per row (rows strided over the grid), steps 1-3 with
+// G = blockDim.x; vector loads when every row starts 16-byte aligned.
+template <class R, bool Y, class Next, class Elem>
+__global__ void __launch_bounds__(1024)
+    inner_rows(const Elem* x, const Elem* y, std::int64_t rows, std::int64_t cols, FinishArgs args,
+               const typename R::Params* params, Sink<Next> sink) {
+  const int vec = cols % Vector<Elem>::width == 0 ? Vector<Elem>::width : 1;
+  const TreeOrder o{cols, vec, blockDim.x};
+  for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const auto pr = params_at<R>(params, r);
+    auto p = thread_chain<R, Y>(o, threadIdx.x, x + r * cols, Y ? y + r * cols : nullptr, pr);
+    p = block_reduce<R>(p);
+    if (threadIdx.x == 0) sink.put(R::finish(p, args, pr), r);
+  }
+}
+
+// rmsnorm, layernorm: each row's statistics as inner_rows gathers them, then
+// every thread writes its elements of the row (elementwise, no order).
+template <class R, class Elem>
+__global__ void __launch_bounds__(1024)
+    norm_rows(const Elem* x, const Elem* gamma, const Elem* beta, std::int64_t rows, std::int64_t cols, Op op,
+              FinishArgs args, const typename R::Params* params, double* values, double* unrounded) {
+  using T = typename R::value_t;
+  __shared__ RowNorm<T> norm;
+  const int vec = cols % Vector<Elem>::width == 0 ? Vector<Elem>::width : 1;
+  const TreeOrder o{cols, vec, blockDim.x};
+  for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const auto pr = params_at<R>(params, r);
+    const Elem* row = x + r * cols;
+    auto p = thread_chain<R, false>(o, threadIdx.x, row, static_cast<const Elem*>(nullptr), pr);
+    p = block_reduce<R>(p);
+    if (threadIdx.x == 0) norm = RowNorm<T>::from(op, R::finish(p, args, pr), cols, args.eps);
+    __syncthreads();
+    for (std::int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+      const double v =
+          double(norm.apply(widen(row[j]), gamma ? widen(gamma[j]) : 1.0f, beta ? widen(beta[j]) : 0.0f));
+      values[r * cols + j] = round_to_out(v, args.out, args.sat);
+      if (unrounded) unrounded[r * cols + j] = v;
+    }
+    __syncthreads();
+  }
+}
+
+// Outer columns: one thread per column, rows in index order.
+template <class R, bool Y, class Next, class Elem>
+__global__ void __launch_bounds__(1024)
+    outer_columns(const Elem* x, const Elem* y, std::int64_t rows, std::int64_t cols, FinishArgs args,
+                  const typename R::Params* params, Sink<Next> sink) {
+  for (std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
+       c += std::int64_t(gridDim.x) * blockDim.x) {
+    const auto pr = params_at<R>(params, c);
+    auto st = R::start();
+    for (std::int64_t r = 0; r < rows; ++r)
+      R::add(st, widen(x[r * cols + c]), Y ? widen(y[r * cols + c]) : 0.0f, pr);
+    sink.put(R::finish(R::partial(st), args, pr), c);
+  }
+}
+
+}  // namespace ulpscope::tree

@@ -1,0 +1,132 @@
+#pragma once
+// Host side of the tree and atomic shapes for one input format: pick the
+// reducer from the shared table, lay out the workspace, enqueue the kernels.
+// Included by one .cu file per input format (tree_<format>.cu).
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cuda/device_problem.hpp"
+#include "kernels/model.hpp"
+#include "kernels/reducer_table.hpp"
+#include "kernels/tree/tree_agent.cuh"
+
+namespace ulpscope::tree {
+
+// What a launch needs to know besides the reducer.
+struct Launch {
+  const KernelSpec& spec;
+  const DeviceProblem& problem;
+  LaunchConfig config;
+  DeviceWorkspace workspace;
+  DeviceOutput out;
+  cudaStream_t stream;
+  bool atomic;
+};
+
+inline LaunchConfig resolve(const KernelSpec& s, const DeviceProblem& p, LaunchConfig c) {
+  if (c.blocks == 0) c = launch_configs(s, p.axis == Axis::all ? p.elements() : p.length()).front();
+  if (c.threads < 32 || c.threads > 1024 || c.threads % 32 != 0 || c.blocks < 1)
+    throw std::invalid_argument("tree: threads must be a multiple of 32 in 32..1024, blocks at least 1");
+  return c;
+}
+
+constexpr std::size_t align_up(std::size_t b) { return (b + 255) / 256 * 256; }
+
+// Workspace: [partials of the widest pass][the second pass's parameters].
+template <class R>
+std::size_t workspace_for(const DeviceProblem& p, const LaunchConfig& c) {
+  std::size_t partial = sizeof(typename R::Partial), params = 0;
+  if constexpr (R::passes == 2) {
+    partial = std::max(partial, sizeof(typename R::First::Partial));
+    params = sizeof(typename R::Params) * std::size_t(p.axis == Axis::all ? 1 : p.reductions());
+  }
+  const std::size_t blocks = p.axis == Axis::all ? std::size_t(c.blocks) : 0;
+  return align_up(partial * blocks) + align_up(params);
+}
+
+inline unsigned grid_for(std::int64_t work, int per_block) {
+  return unsigned(std::clamp<std::int64_t>((work + per_block - 1) / per_block, 1, 1 << 20));
+}
+
+// One reducer's pass over the whole problem, its results into sink.
+template <class R, class Next, class Elem>
+void enqueue(const Launch& L, const FinishArgs& args, const typename R::Params* params, Sink<Next> sink) {
+  constexpr bool Y = takes_y<R>::value;
+  const auto* x = static_cast<const Elem*>(L.problem.x);
+  const auto* y = static_cast<const Elem*>(L.problem.y);
+  const int T = L.config.threads;
+  auto* partials = static_cast<typename R::Partial*>(L.workspace.data);
+  switch (L.problem.axis) {
+    case Axis::all:
+      if constexpr (is_atomic_capable<R>::value) {
+        if (L.atomic) {
+          cudaMemsetAsync(partials, 0, sizeof(typename R::Partial), L.stream);
+          block_partials<R, Y, true><<<L.config.blocks, T, 0, L.stream>>>(x, y, L.problem.elements(), params,
+                                                                           partials);
+          second_pass<R, Next><<<1, T, 0, L.stream>>>(partials, 1, args, params, sink);
+          return;
+        }
+      }
+      block_partials<R, Y, false><<<L.config.blocks, T, 0, L.stream>>>(x, y, L.problem.elements(), params,
+                                                                        partials);
+      second_pass<R, Next><<<1, T, 0, L.stream>>>(partials, L.config.blocks, args, params, sink);
+      return;
+    case Axis::inner:
+      inner_rows<R, Y, Next><<<grid_for(L.problem.rows, 1), T, 0, L.stream>>>(x, y, L.problem.rows, L.problem.cols,
+                                                                             args, params, sink);
+      return;
+    case Axis::outer:
+      outer_columns<R, Y, Next><<<grid_for(L.problem.cols, T), T, 0, L.stream>>>(x, y, L.problem.rows,
+                                                                                 L.problem.cols, args, params, sink);
+      return;
+  }
+}
+
+template <class R, class Elem>
+void run(const Launch& L) {
+  const DeviceProblem& p = L.problem;
+  const FinishArgs args{statistics_op(L.spec.op), L.spec.out, L.spec.sat, p.axis == Axis::all ? p.elements() : p.length(), p.eps};
+  const Sink<void> out{L.out.values, L.out.unrounded, components(L.spec.op)};
+  typename R::Params* params = nullptr;
+  if constexpr (R::passes == 2) {
+    using F = typename R::First;
+    FinishArgs first = args;
+    first.op = R::first_op;
+    const std::size_t partial = std::max(sizeof(typename R::Partial), sizeof(typename F::Partial));
+    params = reinterpret_cast<typename R::Params*>(static_cast<char*>(L.workspace.data) +
+                                                   align_up(partial * (p.axis == Axis::all ? L.config.blocks : 0)));
+    enqueue<F, R, Elem>(L, first, nullptr, Sink<R>{params});
+  }
+  if (is_elementwise_output(L.spec.op)) {
+    if constexpr (!takes_y<R>::value) {
+      norm_rows<R, Elem><<<grid_for(p.rows, 1), L.config.threads, 0, L.stream>>>(
+          static_cast<const Elem*>(p.x), static_cast<const Elem*>(p.gamma), static_cast<const Elem*>(p.beta), p.rows,
+          p.cols, L.spec.op, args, params, L.out.values, L.out.unrounded);
+    }
+    return;
+  }
+  enqueue<R, void, Elem>(L, args, params, out);
+}
+
+template <class Fmt>
+std::size_t workspace_bytes_in(const KernelSpec& s, const DeviceProblem& p, const LaunchConfig& c) {
+  if (auto why = unsupported(s, p.axis)) throw std::invalid_argument(*why);
+  const LaunchConfig rc = resolve(s, p, c);
+  std::size_t b = 0;
+  with_reducer<Fmt>(s.op, s.acc, [&](auto tag) { b = workspace_for<typename decltype(tag)::type>(p, rc); });
+  return b;
+}
+
+template <class Fmt, class Elem>
+void launch_in(const KernelSpec& s, const DeviceProblem& p, const LaunchConfig& c, DeviceWorkspace ws,
+               DeviceOutput out, cudaStream_t stream, bool atomic) {
+  if (auto why = unsupported(s, p.axis)) throw std::invalid_argument(*why);
+  const Launch L{s, p, resolve(s, p, c), ws, out, stream, atomic};
+  if (ws.bytes < workspace_bytes_in<Fmt>(s, p, L.config))
+    throw std::invalid_argument("tree: the workspace is smaller than tree_workspace_bytes()");
+  with_reducer<Fmt>(s.op, s.acc, [&](auto tag) { run<typename decltype(tag)::type, Elem>(L); });
+}
+
+}  // namespace ulpscope::tree

@@ -1,0 +1,173 @@
+// The tree and atomic kernels on the GPU against their CPU models, bit for bit
+// (SPEC.md, "Kernel shapes"): every op x format x accumulator on the ugly
+// sizes at three launch configurations, repeated runs, row-wise orders, and
+// one input above 2^31 elements (64-bit indices). Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/gpu_backend.hpp"
+#include "kernels/model.hpp"
+#include "model_test_support.hpp"
+
+namespace ulpscope {
+namespace {
+
+using test::make_array;
+
+GpuBackend* gpu(std::string* why) {
+  static std::string reason;
+  static std::unique_ptr<GpuBackend> g = GpuBackend::open(&reason);
+  *why = reason;
+  return g.get();
+}
+
+#define REQUIRE_GPU()                                    \
+  std::string why_no_gpu;                                \
+  GpuBackend* const g = gpu(&why_no_gpu);                \
+  if (!g) GTEST_SKIP() << "no GPU: " << why_no_gpu;
+
+bool same_bits(double a, double b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  std::uint64_t ua, ub;
+  std::memcpy(&ua, &a, 8);
+  std::memcpy(&ub, &b, 8);
+  return ua == ub;
+}
+
+constexpr Op kOps[] = {Op::sum, Op::mean, Op::dot, Op::sumsq, Op::norm2, Op::rms, Op::mean_var,
+                       Op::max, Op::min, Op::amax, Op::logsumexp, Op::rmsnorm, Op::layernorm};
+constexpr Accumulator kAccs[] = {Accumulator::naive, Accumulator::fp32,     Accumulator::fp64,
+                                 Accumulator::kahan, Accumulator::pairwise, Accumulator::welford,
+                                 Accumulator::two_pass, Accumulator::exact};
+
+// Values with a spread of magnitudes and signs, a mean away from zero, and
+// ties to round: enough to make every order visible in the low bits.
+TypedArray inputs(Dtype d, std::int64_t n, std::uint64_t seed) {
+  std::uint64_t s = seed;
+  return make_array(d, n, [&](auto) {
+    const double u = test::uniform01(s);
+    return (0.25 + u) * std::exp2(double(int(test::mix(s) % 7) - 3)) * ((test::mix(s) & 3) == 0 ? -1 : 1);
+  });
+}
+
+int compare_all(GpuBackend* g, Axis axis, std::int64_t rows, std::int64_t cols, Shape shape) {
+  int compared = 0;
+  for (Dtype in : kInputDtypes) {
+    const TypedArray x = inputs(in, rows * cols, 1 + std::uint64_t(cols));
+    const TypedArray y = inputs(in, rows * cols, 2 + std::uint64_t(cols));
+    const TypedArray gamma = inputs(in, cols, 3), beta = inputs(in, cols, 4);
+    ReductionProblem p;
+    p.gamma = &gamma;
+    p.beta = &beta;
+    p.axis = axis;
+    p.rows = rows;
+    p.cols = cols;
+    p.x = &x;
+    p.y = &y;
+    g->upload(p);
+    for (Op op : kOps)
+      for (Accumulator acc : kAccs) {
+        KernelSpec k;
+        k.op = op;
+        k.in = in;
+        k.out = default_out_dtype(in);
+        k.acc = acc;
+        k.shape = shape;
+        if (unsupported(k, axis) || GpuBackend::unavailable(k, axis)) continue;
+        p.op = op;
+        const auto configs = launch_configs(k, axis == Axis::all ? rows * cols : p.length());
+        for (std::size_t c = 0; c < 3 && c < configs.size(); ++c) {
+          SCOPED_TRACE(std::string(to_string(op)) + " " + std::string(to_string(in)) + " " +
+                       std::string(to_string(acc)) + " " + std::string(to_string(axis)) + " rows=" +
+                       std::to_string(rows) + " cols=" + std::to_string(cols) + " config " + std::to_string(c));
+          const ReductionResult want = run_model(k, p, configs[c], 0);
+          const ReductionResult got = g->run(k, configs[c]);
+          EXPECT_EQ(got.values.size(), want.values.size());
+          if (got.values.size() != want.values.size()) return compared;
+          for (std::size_t i = 0; i < want.values.size(); ++i) {
+            if (shape == Shape::atomic) {
+              // The order of the atomic adds varies, so bits may differ, except
+              // where fp64 sums these inputs exactly (a few dozen bits each).
+              if (op == Op::sum && acc == Accumulator::fp64) EXPECT_TRUE(same_bits(got.values[i], want.values[i]));
+              else EXPECT_NEAR(got.values[i], want.values[i], 1e-3 * std::fabs(want.values[i]) + 1e-6);
+              continue;
+            }
+            EXPECT_TRUE(same_bits(got.values[i], want.values[i]))
+                << std::hexfloat << "gpu " << got.values[i] << " model " << want.values[i] << " at " << i;
+            if (!got.unrounded.empty()) {
+              EXPECT_TRUE(same_bits(got.unrounded[i], want.unrounded[i]))
+                  << std::hexfloat << "gpu " << got.unrounded[i] << " model " << want.unrounded[i];
+            }
+          }
+          // Run to run: the same bits again.
+          const ReductionResult again = g->run(k, configs[c]);
+          for (std::size_t i = 0; i < got.values.size() && shape != Shape::atomic; ++i)
+            EXPECT_TRUE(same_bits(got.values[i], again.values[i]));
+          ++compared;
+          if (::testing::Test::HasFatalFailure()) return compared;
+        }
+      }
+  }
+  return compared;
+}
+
+class GpuTreeWhole : public ::testing::TestWithParam<std::int64_t> {};
+
+TEST_P(GpuTreeWhole, EveryKernelMatchesItsModelBitForBit) {
+  REQUIRE_GPU();
+  EXPECT_GT(compare_all(g, Axis::all, 1, GetParam(), Shape::tree), 100);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuTreeWhole,
+                         ::testing::Values(0, 1, 31, 32, 33, 1023, 4097, (std::int64_t(1) << 20) + 3));
+
+TEST(GpuTreeRows, InnerAndOuterMatchTheirModels) {
+  REQUIRE_GPU();
+  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{7, 1000}, {33, 31}, {3, 4097}, {1, 1}}) {
+    EXPECT_GT(compare_all(g, Axis::inner, rows, cols, Shape::tree), 0);
+    EXPECT_GT(compare_all(g, Axis::outer, rows, cols, Shape::tree), 0);
+  }
+}
+
+TEST(GpuAtomic, StaysWithinTheOrderEnvelopeOfItsModel) {
+  REQUIRE_GPU();
+  EXPECT_GT(compare_all(g, Axis::all, 1, 4097, Shape::atomic), 0);
+  EXPECT_GT(compare_all(g, Axis::all, 1, (1 << 20) + 3, Shape::atomic), 0);
+}
+
+// 2^31 + 5 fp8 elements: 64-bit indices end to end. The exact sum is one
+// integer whatever the order, so the GPU must give RN(sum) computed here.
+TEST(GpuTreeLarge, Fp8SumAbove2To31Elements) {
+  REQUIRE_GPU();
+  const std::int64_t n = (std::int64_t(1) << 31) + 5;
+  std::vector<Fp8E4M3> v(static_cast<std::size_t>(n));
+  std::int64_t units = 0;  // the exact sum in units of 2^-9, E4M3's least subnormal
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint8_t b = std::uint8_t((i * 37 + (i >> 20)) & 0x77);  // finite, both signs
+    v[std::size_t(i)] = Fp8E4M3::from_bits(b ^ (i % 3 == 0 ? 0x80 : 0));
+    units += std::int64_t(std::ldexp(v[std::size_t(i)].to_double(), 9));
+  }
+  const TypedArray x(std::move(v));
+  ReductionProblem p;
+  p.op = Op::sum;
+  p.rows = 1;
+  p.cols = n;
+  p.x = &x;
+  g->upload(p);
+  KernelSpec k;
+  k.op = Op::sum;
+  k.in = Dtype::fp8_e4m3;
+  k.out = Dtype::fp64;
+  k.acc = Accumulator::exact;
+  k.shape = Shape::tree;
+  const double want = std::ldexp(double(units), -9);  // |units| < 2^53: exact
+  for (const auto& c : launch_configs(k, n)) EXPECT_EQ(g->run(k, c).values.at(0), want);
+}
+
+}  // namespace
+}  // namespace ulpscope
