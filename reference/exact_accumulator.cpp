@@ -2,7 +2,6 @@
 
 #include <gmp.h>
 
-#include <cmath>
 #include <cstring>
 
 namespace ulpscope {
@@ -64,14 +63,6 @@ void ExactAccumulator::add(double x) {
   saw_non_negative_zero_ = true;
   const std::int64_t m = field == 0 ? frac : (frac | (std::int64_t(1) << 52));
   add_digits(negative ? -m : m, (field == 0 ? 1 : field) - 1075);
-}
-
-void ExactAccumulator::add_product(double x, double y) {
-  if (!std::isfinite(x) || !std::isfinite(y)) return add(x * y);
-  const double hi = x * y;
-  if (hi == 0) return add(hi);  // a signed zero, as IEEE multiplication gives it
-  add(hi);
-  add(std::fma(x, y, -hi));  // zero when the product is exact, as assumed
 }
 
 void ExactAccumulator::merge(const ExactAccumulator& other) {

@@ -24,10 +24,6 @@ class ExactAccumulator {
 
   // IEEE 754 semantics for the specials: NaN, or +Inf with -Inf, gives NaN.
   void add(double x);
-  // x * y for finite x and y whose product is exact in double and does not
-  // underflow (every pair of input-format values); non-finite inputs follow
-  // IEEE (Inf * 0 is NaN).
-  void add_product(double x, double y);
   // m * 2^e, exactly; e >= kLowestExponent. Counts as a nonzero term when m != 0.
   void add_scaled(std::int64_t m, int e);
   // count terms equal to zero (the sign matters: IEEE's sum of only -0 is -0).

@@ -59,7 +59,7 @@ constexpr bool is_magnitude(Terms k) { return k == Terms::magnitude || k == Term
 constexpr std::size_t kBlock = 256;
 constexpr int kBlockLog2 = 8;
 constexpr int kLanes = 8;
-constexpr int kMaxLevels = 3;
+constexpr int kMaxLevels = 4;
 constexpr std::uint64_t kDoubleMagnitude = 0x7FFFFFFFFFFFFFFFull;
 
 struct BlockStats {
@@ -82,15 +82,6 @@ bool has_special(const T* x, std::size_t n) {
   typename Layout<T>::bits m = 0;
   for (std::size_t i = 0; i < n; ++i) m = std::max<typename Layout<T>::bits>(m, bits_of(x[i]) & kMagnitudeMask<T>);
   return m >= Layout<T>::special_from;
-}
-
-template <class T>
-inline VecU32 load_bits8(const T* p) {
-  using B = typename Layout<T>::bits;
-  typedef B VecB __attribute__((vector_size(kLanes * sizeof(B))));
-  VecB raw;
-  std::memcpy(&raw, p, sizeof raw);
-  return __builtin_convertvector(raw, VecU32);
 }
 
 // widen() on eight values at once.
@@ -132,67 +123,60 @@ inline double reduce_sum(VecD s) {
   return s[0];
 }
 
-// bf16 is the top half of an fp32: two of them in a 32-bit word widen with
-// one shift and one mask, no unpacking (the block's terms come out in a
-// different order, the same one for x and y, which a sum does not see).
+// 32 consecutive values widened at once from eight 32-bit words, each word
+// holding 1, 2 or 4 values: part k of every word is a shift and a mask away,
+// with no unpacking shuffles. The terms come out in a permuted order, the
+// same for x and y, which a sum does not see.
+constexpr std::size_t kStep = 32;
 template <class T>
-constexpr bool kTruncatedFp32 = Layout<T>::width == 16 && 23 - Layout<T>::man_bits == 16;
+constexpr int kPerWord = 32 / Layout<T>::width;
 
 template <class T, bool Magnitude>
-inline void widen16_truncated(const T* p, VecD* out) {
-  VecU32 u;
-  std::memcpy(&u, p, sizeof u);
-  if constexpr (Magnitude) u &= 0x7FFF7FFFu;
-  const VecU32 lo = u << 16, hi = u & 0xFFFF0000u;
-  const VecF flo = (VecF)lo, fhi = (VecF)hi;
-  out[0] = __builtin_convertvector(flo, VecD);
-  out[1] = __builtin_convertvector(fhi, VecD);
+inline void widen32(const T* p, VecD* out, VecU32& raw_max) {
+  using L = Layout<T>;
+  constexpr std::uint32_t low = std::uint32_t((std::uint64_t(1) << L::width) - 1);
+  for (std::size_t w = 0; w < kStep / (kLanes * kPerWord<T>); ++w) {
+    VecU32 u;
+    std::memcpy(&u, p + w * kLanes * kPerWord<T>, sizeof u);
+    for (int k = 0; k < kPerWord<T>; ++k) {
+      const VecU32 part = k + 1 == kPerWord<T> ? u >> (L::width * k) : (u >> (L::width * k)) & low;
+      const VecU32 m = part & std::uint32_t(kMagnitudeMask<T>);
+      raw_max = raw_max > m ? raw_max : m;
+      out[w * kPerWord<T> + k] = widen8<T, Magnitude>(part);
+    }
+  }
+}
+
+// The terms of x[0..32) (and y) in widen32's order.
+template <class T, Terms K>
+inline void terms32(const T* x, const T* y, VecD* v, VecU32& raw_max) {
+  constexpr bool mag = is_magnitude(K);
+  widen32<T, mag>(x, v, raw_max);
+  if constexpr (is_product(K)) {
+    VecD w[kStep / kLanes];
+    widen32<T, mag>(y, w, raw_max);
+    for (std::size_t j = 0; j < kStep / kLanes; ++j) v[j] = v[j] * w[j];
+  }
+  if constexpr (K == Terms::square)
+    for (std::size_t j = 0; j < kStep / kLanes; ++j) v[j] = v[j] * v[j];
 }
 
 // The terms of one full block as doubles, and their statistics.
 template <class T, Terms K>
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 BlockStats fill_terms(const T* __restrict x, const T* __restrict y, double* __restrict t) {
-  constexpr bool mag = is_magnitude(K);
   VecU32 raw_max = {};
   VecU64 mx = {};
   VecU64 an = ~VecU64{};
-  if constexpr (kTruncatedFp32<T>) {
-    for (std::size_t i = 0; i < kBlock; i += 2 * kLanes) {
-      VecD v[2], w[2];
-      widen16_truncated<T, mag>(x + i, v);
-      if constexpr (is_product(K)) widen16_truncated<T, mag>(y + i, w);
-      for (int h = 0; h < 2; ++h) {
-        if constexpr (K == Terms::square) v[h] = v[h] * v[h];
-        if constexpr (is_product(K)) v[h] = v[h] * w[h];
-        std::memcpy(t + i + h * kLanes, &v[h], sizeof v[h]);
-        // Inf and NaN widen to Inf and NaN here: the doubles show them.
-        const VecU64 b = (VecU64)v[h];
-        mx = ULPSCOPE_MAX_U64(mx, b & kDoubleMagnitude);
-        an &= b;
-      }
+  for (std::size_t i = 0; i < kBlock; i += kStep) {
+    VecD v[kStep / kLanes];
+    terms32<T, K>(x + i, y + i, v, raw_max);
+    for (std::size_t j = 0; j < kStep / kLanes; ++j) {
+      std::memcpy(t + i + j * kLanes, &v[j], sizeof v[j]);
+      const VecU64 b = (VecU64)v[j];
+      mx = ULPSCOPE_MAX_U64(mx, b & kDoubleMagnitude);
+      an &= b;
     }
-    BlockStats s;
-    s.max_magnitude = reduce_max(mx);
-    s.all_bits_and = reduce_and(an);
-    // A product of finite values stays finite (bf16 squares are below 2^256).
-    s.special = s.max_magnitude >= 0x7FF0000000000000ull;
-    return s;
-  }
-  for (std::size_t i = 0; i < kBlock; i += kLanes) {
-    const VecU32 ux = load_bits8(x + i);
-    raw_max = raw_max > (ux & std::uint32_t(kMagnitudeMask<T>)) ? raw_max : (ux & std::uint32_t(kMagnitudeMask<T>));
-    VecD v = widen8<T, mag>(ux);
-    if constexpr (K == Terms::square) v = v * v;
-    if constexpr (is_product(K)) {
-      const VecU32 uy = load_bits8(y + i);
-      raw_max = raw_max > (uy & std::uint32_t(kMagnitudeMask<T>)) ? raw_max : (uy & std::uint32_t(kMagnitudeMask<T>));
-      v = v * widen8<T, mag>(uy);
-    }
-    std::memcpy(t + i, &v, sizeof v);
-    const VecU64 b = (VecU64)v;
-    mx = ULPSCOPE_MAX_U64(mx, b & kDoubleMagnitude);
-    an &= b;
   }
   BlockStats s;
   s.max_magnitude = reduce_max(mx);
@@ -230,6 +214,80 @@ inline double sigma_above(std::uint64_t max_magnitude) {
   // (fp32 squares lie in [2^-298, 2^256]).
   const int e = std::max(int(max_magnitude >> 52) - 1023, -1000);
   return std::bit_cast<double>(std::uint64_t(e + 1 + kBlockLog2 + 1023) << 52);
+}
+
+// The first level fused with the widening, for full blocks: sigma comes from
+// a bound on max|t| read off the raw inputs (max|x|, squared, or times
+// max|y|: an upper bound serves the lemma as well), so the terms are
+// extracted as they are made and only the residuals are stored.
+struct FirstLevel {
+  bool special = false;     // Inf or NaN among the inputs
+  bool zero_bound = false;  // every input is zero (or every y is): no sigma
+  // The exact sums of the first levels' parts: products (up to 48 bits) take
+  // two levels, fused as well; sums of values take one.
+  double sum[2] = {0, 0};
+  std::uint64_t max_residual = 0;
+  std::uint64_t all_bits_and = 0;  // of the terms: the sign of an all-zero block
+};
+
+template <class T>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+typename Layout<T>::bits max_magnitude_bits(const T* x) {
+  typename Layout<T>::bits m = 0;
+  for (std::size_t i = 0; i < kBlock; ++i) m = std::max<typename Layout<T>::bits>(m, bits_of(x[i]) & kMagnitudeMask<T>);
+  return m;
+}
+
+template <class T, Terms K>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+FirstLevel first_level(const T* __restrict x, const T* __restrict y, double* __restrict t) {
+  FirstLevel f;
+  const auto mx = max_magnitude_bits(x);
+  const auto my = is_product(K) ? max_magnitude_bits(y) : mx;
+  if (mx >= Layout<T>::special_from || my >= Layout<T>::special_from) {
+    f.special = true;
+    return f;
+  }
+  double bound = widen<T, true>(mx);
+  if constexpr (K == Terms::square) bound = bound * bound;
+  if constexpr (is_product(K)) bound = bound * widen<T, true>(my);
+  if (bound == 0) {
+    f.zero_bound = true;
+    return f;
+  }
+  constexpr bool two_levels = K != Terms::value && K != Terms::magnitude;
+  const double sigma = sigma_above(std::bit_cast<std::uint64_t>(bound));
+  // The second level's sigma: 2^8 times the first level's residual bound,
+  // eps * sigma (the lemma again).
+  const double sigma2 = sigma * 0x1p-45;
+  VecD s0 = {}, s1 = {}, u0 = {}, u1 = {};
+  VecU64 m = {};
+  VecU64 an = ~VecU64{};
+  auto level8 = [&](VecD v, std::size_t at, VecD& s, VecD& u) {
+    const VecD q = (sigma + v) - sigma;
+    VecD r = v - q;
+    s += q;
+    if constexpr (two_levels) {
+      const VecD q2 = (sigma2 + r) - sigma2;
+      r = r - q2;
+      u += q2;
+    }
+    std::memcpy(t + at, &r, sizeof r);
+    m = ULPSCOPE_MAX_U64(m, (VecU64)r & kDoubleMagnitude);
+    an &= (VecU64)v;
+  };
+  VecU32 raw_max = {};  // checked above already
+  for (std::size_t i = 0; i < kBlock; i += kStep) {
+    VecD v[kStep / kLanes];
+    terms32<T, K>(x + i, y + i, v, raw_max);
+    for (std::size_t j = 0; j < kStep / kLanes; ++j)
+      level8(v[j], i + j * kLanes, j % 2 ? s1 : s0, j % 2 ? u1 : u0);
+  }
+  f.sum[0] = reduce_sum(s0 + s1);
+  f.sum[1] = reduce_sum(u0 + u1);
+  f.max_residual = reduce_max(m);
+  f.all_bits_and = reduce_and(an);
+  return f;
 }
 
 // For blocks whose terms span too many binades: exponent-indexed integer bins
@@ -387,34 +445,21 @@ constexpr int grid_chunk_log2() {
   return std::min(53 - term_bits, 16);
 }
 
-// The exact sum of n (a multiple of 16) terms on the grid, and the largest
+// The exact sum of n (a multiple of 32) terms on the grid, and the largest
 // raw magnitude pattern (to spot Inf and NaN, which widen8 does not decode).
 template <class T, Terms K>
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 double grid_sum(const T* __restrict x, const T* __restrict y, std::size_t n, std::uint32_t* raw_max) {
-  constexpr bool mag = is_magnitude(K);
-  VecD s0 = -VecD{}, s1 = -VecD{};  // -0, IEEE's additive identity: a sum of -0s stays -0
+  VecD s[kStep / kLanes];
+  for (auto& e : s) e = -VecD{};  // -0, IEEE's additive identity: a sum of -0s stays -0
   VecU32 rm = {};
-  auto terms8 = [&](std::size_t i) {
-    const VecU32 ux = load_bits8(x + i);
-    const VecU32 mx = ux & std::uint32_t(kMagnitudeMask<T>);
-    rm = rm > mx ? rm : mx;
-    VecD v = widen8<T, mag>(ux);
-    if constexpr (K == Terms::square) v = v * v;
-    if constexpr (is_product(K)) {
-      const VecU32 uy = load_bits8(y + i);
-      const VecU32 my = uy & std::uint32_t(kMagnitudeMask<T>);
-      rm = rm > my ? rm : my;
-      v = v * widen8<T, mag>(uy);
-    }
-    return v;
-  };
-  for (std::size_t i = 0; i < n; i += 2 * kLanes) {
-    s0 += terms8(i);
-    s1 += terms8(i + kLanes);
+  for (std::size_t i = 0; i < n; i += kStep) {
+    VecD v[kStep / kLanes];
+    terms32<T, K>(x + i, y + i, v, rm);
+    for (std::size_t j = 0; j < kStep / kLanes; ++j) s[j] += v[j];
   }
   *raw_max = std::uint32_t(reduce_max(__builtin_convertvector(rm, VecU64)));
-  return reduce_sum(s0 + s1);
+  return reduce_sum((s[0] + s[1]) + (s[2] + s[3]));
 }
 
 template <class T, Terms K>
@@ -422,7 +467,7 @@ void accumulate_on_grid(const T* x, const T* y, std::size_t n, ExactAccumulator&
   constexpr std::size_t kChunk = std::size_t(1) << grid_chunk_log2<T, K>();
   auto scalar_term = [&](std::size_t i) { return term_of<T, K>(x, y, i); };
   for (std::size_t start = 0; start < n; start += kChunk) {
-    const std::size_t len = std::min(kChunk, n - start), vec = len / (2 * kLanes) * (2 * kLanes);
+    const std::size_t len = std::min(kChunk, n - start), vec = len / kStep * kStep;
     std::uint32_t raw_max = 0;
     double sum = grid_sum<T, K>(x + start, is_product(K) ? y + start : nullptr, vec, &raw_max);
     if (raw_max >= Layout<T>::special_from) {
@@ -462,29 +507,44 @@ void accumulate_serial(const T* x, const T* y, std::size_t n, ExactAccumulator& 
       to_bins(xb, yb, len);
       continue;
     }
-    BlockStats stats;
-    if (len == kBlock) {
-      stats = fill_terms<T, K>(xb, yb, t);
-    } else {  // the last, partial block: zero padding adds nothing
-      T xs[kBlock] = {}, ys[kBlock] = {};
-      std::copy(xb, xb + len, xs);
-      if (yb) std::copy(yb, yb + len, ys);
-      stats = fill_terms<T, K>(xs, ys, t);
-      stats.all_bits_and = ~std::uint64_t(0);  // of the real terms only
-      for (std::size_t i = 0; i < len; ++i) stats.all_bits_and &= std::bit_cast<std::uint64_t>(term_of<T, K>(xb, yb, i));
-    }
-    if (stats.special) {
-      // Inf or NaN: the terms in IEEE arithmetic, one by one.
-      for (std::size_t i = 0; i < len; ++i) acc.add(term_of<T, K>(xb, yb, i));
-      continue;
-    }
-    if (stats.max_magnitude == 0) {  // only zeros: all -0 or not
-      acc.add_zeros((stats.all_bits_and >> 63) != 0, len);
-      continue;
-    }
     double level_sum[kMaxLevels];
     int levels = 0;
-    std::uint64_t residual = stats.max_magnitude;
+    std::uint64_t residual = 0;
+    const FirstLevel first = len == kBlock ? first_level<T, K>(xb, yb, t) : FirstLevel{};
+    if (len == kBlock && !first.special && !first.zero_bound) {
+      level_sum[levels++] = first.sum[0];
+      if (first.sum[1] != 0) level_sum[levels++] = first.sum[1];
+      residual = first.max_residual;
+      if (residual == 0 && first.sum[0] == 0 && first.sum[1] == 0) {  // zero terms, or an exact cancellation
+        acc.add_zeros((first.all_bits_and >> 63) != 0, len);
+        streak = 0;
+        continue;
+      }
+    } else {
+      // Inf or NaN, a block of zeros, or the last, partial block (zero
+      // padding adds nothing): widen first, then extract.
+      BlockStats stats;
+      if (len == kBlock) {
+        stats = fill_terms<T, K>(xb, yb, t);
+      } else {
+        T xs[kBlock] = {}, ys[kBlock] = {};
+        std::copy(xb, xb + len, xs);
+        if (yb) std::copy(yb, yb + len, ys);
+        stats = fill_terms<T, K>(xs, ys, t);
+        stats.all_bits_and = ~std::uint64_t(0);  // of the real terms only
+        for (std::size_t i = 0; i < len; ++i)
+          stats.all_bits_and &= std::bit_cast<std::uint64_t>(term_of<T, K>(xb, yb, i));
+      }
+      if (stats.special) {  // the terms in IEEE arithmetic, one by one
+        for (std::size_t i = 0; i < len; ++i) acc.add(term_of<T, K>(xb, yb, i));
+        continue;
+      }
+      if (stats.max_magnitude == 0) {  // only zeros: all -0 or not
+        acc.add_zeros((stats.all_bits_and >> 63) != 0, len);
+        continue;
+      }
+      residual = stats.max_magnitude;
+    }
     while (residual != 0 && levels < kMaxLevels)
       level_sum[levels++] = extract_level(t, sigma_above(residual), &residual);
     if (residual == 0) {
