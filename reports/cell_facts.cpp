@@ -25,10 +25,9 @@ std::string cell_label(const CellKey& k) {
 
 bool is_failed(const Cell& c) { return c.status != "ok"; }
 
-bool is_non_deterministic(const Cell& c) {
-  return c.distinct_results > 1 || c.distinct_across_configs > 1 ||
-         c.distinct_across_permutations.value_or(0) > 1;
-}
+bool is_non_deterministic(const Cell& c) { return c.distinct_results > 1; }
+bool is_config_dependent(const Cell& c) { return c.distinct_across_configs > 1; }
+bool is_order_dependent(const Cell& c) { return c.distinct_across_permutations.value_or(0) > 1; }
 
 bool is_model_mismatch(const Cell& c) { return c.matches_model == false; }
 

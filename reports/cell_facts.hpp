@@ -28,8 +28,13 @@ std::string cell_label(const CellKey& k);
 inline std::string cell_label(const Cell& c) { return cell_label(cell_key(c)); }
 
 bool is_failed(const Cell& c);
-// Different bits over repeated runs, launch configurations or permutations.
+// SPEC.md, "Metrics", reproducibility, kept apart: different bits over
+// repeated runs of one configuration (non-deterministic), over launch
+// configurations, over permutations of the input (order-dependent: every
+// inexact accumulator is, so it is a property, not a defect).
 bool is_non_deterministic(const Cell& c);
+bool is_config_dependent(const Cell& c);
+bool is_order_dependent(const Cell& c);
 bool is_model_mismatch(const Cell& c);
 
 // A metric as printed in tables: "n/a" where undefined (SPEC: shown as

@@ -290,9 +290,12 @@ void write_html(const Report& report, std::ostream& out) {
       << html_text(chart_js_path().string()) << " */\n"
       << chart_js << "\n</script>\n</head>\n<body>\n<h1>ulpscope accuracy report</h1>\n"
       << "<table class=\"header\">\n" << header_rows << "</table>\n"
-      << fmt::format("<p>{} cells · failed: {} · non-deterministic: {} · correctly rounded: {}</p>\n", cells.size(),
-                     std::count_if(cells.begin(), cells.end(), is_failed),
+      << fmt::format("<p>{} cells · failed: {} · non-deterministic (run to run): {} · different over launch "
+                     "configurations: {} · over input permutations: {} · correctly rounded: {}</p>\n",
+                     cells.size(), std::count_if(cells.begin(), cells.end(), is_failed),
                      std::count_if(cells.begin(), cells.end(), is_non_deterministic),
+                     std::count_if(cells.begin(), cells.end(), is_config_dependent),
+                     std::count_if(cells.begin(), cells.end(), is_order_dependent),
                      std::count_if(cells.begin(), cells.end(), [](const Cell& c) { return c.correctly_rounded; }))
       << "<p class=\"note\">Max ulp errors of exactly 0 are drawn at the axis' lowest tick, labelled 0.</p>\n"
       << "<div class=\"plots\">\n" << sections << "</div>\n"

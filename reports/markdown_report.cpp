@@ -27,6 +27,7 @@ std::string table_row(const Cell& c) {
   std::string marks;
   if (is_failed(c)) marks += " ❌";
   if (is_non_deterministic(c)) marks += " ≠";
+  if (is_config_dependent(c)) marks += " ⚙";
   if (is_model_mismatch(c)) marks += " ⚠️";
   auto pair = [](int total, int distinct) {
     return total == 0 ? std::string("n/a") : fmt::format("{}/{}", total, distinct);
@@ -62,6 +63,8 @@ void write_markdown(const Report& report, std::ostream& out, const MarkdownOptio
   auto count = [&](auto pred) { return std::count_if(cells.begin(), cells.end(), pred); };
   const auto failed = count(is_failed);
   const auto nondet = count(is_non_deterministic);
+  const auto config_dependent = count(is_config_dependent);
+  const auto order_dependent = count(is_order_dependent);
   const auto mismatch = count(is_model_mismatch);
   const auto rounded = count([](const Cell& c) { return c.correctly_rounded; });
 
@@ -72,6 +75,8 @@ void write_markdown(const Report& report, std::ostream& out, const MarkdownOptio
   md += fmt::format("- failed: **{}** · non-deterministic: **{}** · GPU differs from model: **{}** · "
                     "correctly rounded: {}/{}\n",
                     failed, nondet, mismatch, rounded, cells.size());
+  md += fmt::format("- different bits over launch configurations: {} · over input permutations: {}\n",
+                    config_dependent, order_dependent);
   std::vector<const Cell*> order;
   for (const Cell& c : cells) order.push_back(&c);
   std::stable_sort(order.begin(), order.end(), worse);
@@ -95,7 +100,8 @@ void write_markdown(const Report& report, std::ostream& out, const MarkdownOptio
   md += fmt::format("#### The {} worst cells\n\n", shown);
   md += kTableHead;
   for (std::size_t i = 0; i < shown; ++i) md += table_row(*order[i]);
-  md += "\n❌ failed · ≠ non-deterministic · ⚠️ GPU differs from the CPU model · n/a: not defined or not measured\n";
+  md += "\n❌ failed · ≠ non-deterministic (run to run) · ⚙ differs across launch configurations · "
+        "⚠️ GPU differs from the CPU model · n/a: not defined or not measured\n";
 
   if (order.size() > shown) {
     const std::string close = "\n</details>\n";

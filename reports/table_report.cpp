@@ -34,10 +34,11 @@ struct Mark {
   const char* meaning;
   bool (*applies)(const Cell&);
 };
-constexpr std::array<Mark, 4> kMarks = {{
+constexpr std::array<Mark, 6> kMarks = {{
     {'x', "failed", [](const Cell& c) { return is_failed(c); }},
-    {'~', "non-deterministic (different bits across runs, configs or permutations)",
-     [](const Cell& c) { return is_non_deterministic(c); }},
+    {'~', "non-deterministic: different bits over repeated runs", [](const Cell& c) { return is_non_deterministic(c); }},
+    {'c', "different bits over launch configurations", [](const Cell& c) { return is_config_dependent(c); }},
+    {'p', "different bits over permutations of the input", [](const Cell& c) { return is_order_dependent(c); }},
     {'!', "GPU result differs from the CPU model", [](const Cell& c) { return is_model_mismatch(c); }},
     {'?', "ulp error undefined (see the JSON report's error_note)",
      [](const Cell& c) { return !c.ulp_error && !is_failed(c); }},

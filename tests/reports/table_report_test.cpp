@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -71,13 +72,29 @@ TEST(TableReport, MarksFailedAndNonDeterministicCellsWithALegend) {
     return std::string();
   };
   EXPECT_EQ(row_with("failed: cub, needs a GPU").substr(0, 1), "x");
-  EXPECT_EQ(row_with("atomic").substr(0, 2), "~!");
+  EXPECT_EQ(row_with("atomic").substr(0, 4), "~p! ");
   EXPECT_EQ(row_with("near_max").substr(0, 1), "?");
   EXPECT_EQ(row_with("constant").substr(0, 1), " ");
-  EXPECT_NE(t.find("marks:\n  x  failed\n  ~  non-deterministic"), std::string::npos) << t;
+  EXPECT_NE(t.find("marks:\n  x  failed\n  ~  non-deterministic: different bits over repeated runs\n"
+                   "  p  different bits over permutations of the input\n"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("  c  "), std::string::npos);  // only the marks that occur
   EXPECT_NE(row_with("atomic").find("5/3"), std::string::npos);
   EXPECT_NE(row_with("constant").find("2.05e+03"), std::string::npos);
   EXPECT_EQ(t.find('\x1b'), std::string::npos);  // no colour unless asked
+}
+
+TEST(TableReport, MarksConfigDependentCells) {
+  Report r = test::sample_report();
+  r.cells[0].distinct_across_configs = 2;
+  const auto lines = lines_of(table(r, false));
+  const auto row = std::find_if(lines.begin(), lines.end(),
+                                [](const std::string& l) { return l.find("normal") != std::string::npos; });
+  ASSERT_NE(row, lines.end());
+  EXPECT_EQ(row->substr(0, 2), "c ");
+  EXPECT_NE(row->find("4/2"), std::string::npos);
+  EXPECT_NE(table(r, false).find("  c  different bits over launch configurations\n"), std::string::npos);
 }
 
 TEST(TableReport, ColourOnlyWhenAsked) {
