@@ -53,9 +53,12 @@ constexpr bool is_product(Terms k) { return k == Terms::product || k == Terms::p
 constexpr bool is_magnitude(Terms k) { return k == Terms::magnitude || k == Terms::product_magnitude; }
 
 // Blocks of 256 terms: a block's terms, extracted against sigma = 2^k with
-// 2^k >= 256 * max|t|, leave parts whose sum is exact in double (Rump, Ogita,
-// Oishi 2008, "Accurate floating-point summation, part I", Lemma 3.3 and
-// Algorithm 3.4); each level takes 53 - 8 = 45 bits below sigma.
+// 2^k >= 256 * max|t| (q = (sigma + t) - sigma, r = t - q), leave parts q
+// that are multiples of 2^(k-53) and whose sum is exact in double in any
+// order, and exact residuals r with |r| <= 2^(k-53) (Rump, Ogita, Oishi
+// 2008, "Accurate floating-point summation part I", SIAM J. Sci. Comput.
+// 31(1), Section 3: ExtractScalar and ExtractVector). Each level takes
+// 53 - 8 = 45 bits below sigma; what is left goes to the next level.
 constexpr std::size_t kBlock = 256;
 constexpr int kBlockLog2 = 8;
 constexpr int kLanes = 8;
@@ -72,7 +75,6 @@ struct BlockStats {
 // instruction set has (AVX-512, AVX2, SSE2).
 typedef double VecD __attribute__((vector_size(64)));
 typedef std::uint64_t VecU64 __attribute__((vector_size(64)));
-typedef std::int64_t VecI64 __attribute__((vector_size(64)));
 typedef std::uint32_t VecU32 __attribute__((vector_size(32)));
 typedef float VecF __attribute__((vector_size(32)));
 
@@ -398,16 +400,20 @@ class ProductBins {
   void add_some(const T* x, const T* y, std::size_t n) {
     const std::uint64_t frac_mask = (std::uint64_t(1) << L::man_bits) - 1;
     const std::uint32_t field_mask = (1u << kFieldBits) - 1;
-    for (std::size_t i = 0; i < n; ++i) {
+    auto add_one = [&](std::size_t i, int copy) {
       const std::uint32_t ux = bits_of(x[i]), uy = bits_of(y[i]);
       const std::uint32_t fx = (ux >> L::man_bits) & field_mask, fy = (uy >> L::man_bits) & field_mask;
       const std::uint64_t mx = (ux & frac_mask) | (std::uint64_t(fx != 0) << L::man_bits);
       const std::uint64_t my = (uy & frac_mask) | (std::uint64_t(fy != 0) << L::man_bits);
       const int sign = Magnitude ? 0 : int(((ux ^ uy) >> (L::width - 1)) & 1);
       const std::uint64_t p = mx * my;
-      bins_[i % kCopies][sign][std::max(fx, 1u) + std::max(fy, 1u)] += p;
+      bins_[copy][sign][std::max(fx, 1u) + std::max(fy, 1u)] += p;
       saw_not_negative_zero_ |= (p != 0) | (sign == 0);
-    }
+    };
+    std::size_t i = 0;
+    for (; i + kCopies <= n; i += kCopies)
+      for (int c = 0; c < kCopies; ++c) add_one(i + c, c);
+    for (; i < n; ++i) add_one(i, 0);
   }
   void clear() {
     std::memset(bins_, 0, sizeof bins_);
