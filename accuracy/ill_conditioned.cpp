@@ -9,6 +9,7 @@
 
 #include "accuracy/counter_rng.hpp"
 #include "accuracy/distribution.hpp"
+#include "reference/exact_accumulator.hpp"
 #include "reference/exact_real.hpp"
 
 namespace ulpscope {
@@ -31,6 +32,9 @@ class ExactSum {
     if (mpfr_add(v_.get(), v_.get(), product_.get(), MPFR_RNDN) != 0)
       throw std::logic_error("ExactSum: an addition rounded");
   }
+  void set(const ExactReal& r) {
+    if (mpfr_set(v_.get(), r.get(), MPFR_RNDN) != 0) throw std::logic_error("ExactSum: a value rounded");
+  }
   double to_double() const { return v_.to_double(); }
   const ExactReal& value() const { return v_; }
 
@@ -43,11 +47,11 @@ class ExactSum {
 constexpr mpfr_prec_t kSumBits = 128 + 149 + 40 + 8;
 constexpr mpfr_prec_t kDotBits = 2 * (128 + 149) + 40 + 8;
 
-std::optional<double> ratio(const ExactSum& abs_sum, const ExactSum& sum) {
-  if (abs_sum.value().is_zero()) return std::nullopt;
-  if (sum.value().is_zero()) return HUGE_VAL;
+std::optional<double> ratio(const ExactReal& abs_sum, const ExactReal& sum) {
+  if (abs_sum.is_zero()) return std::nullopt;
+  if (sum.is_zero()) return HUGE_VAL;
   ExactReal q(53);
-  mpfr_div(q.get(), abs_sum.value().get(), sum.value().get(), MPFR_RNDN);
+  mpfr_div(q.get(), abs_sum.get(), sum.get(), MPFR_RNDN);
   return std::abs(q.to_double());
 }
 
@@ -102,17 +106,29 @@ Cancelled cancel(const Terms& t, double condition, Dtype dtype, std::int64_t n, 
 
   Cancelled out;
   out.v.resize(std::size_t(n));
-  ExactSum sum(t.w ? kDotBits : kSumBits), abs_sum(t.w ? kDotBits : kSumBits);
+  // The running sum is read at every cancelling step (MPFR); sum|t| only at
+  // the end (the long accumulator, several times faster to add to).
+  ExactSum sum(t.w ? kDotBits : kSumBits);
+  ExactAccumulator abs_sum;
   double abs_approx = 0;  // sum|t| so far, for aiming only
   auto take = [&](std::int64_t i, double v) {
     out.v[std::size_t(i)] = v;
     sum.add_product(w(i), v);
-    abs_sum.add_product(std::abs(w(i)), std::abs(v));
+    abs_sum.add(std::abs(w(i) * v));  // exact: at most 48 significant bits, no underflow
     abs_approx += std::abs(w(i) * v);
   };
 
+  // The first half's sum is read only once, when the cancelling starts.
   const std::int64_t n1 = std::max<std::int64_t>(1, n / 2);
-  for (std::int64_t i = 0; i < n1; ++i) take(i, draw_first_half(i));
+  ExactAccumulator head;
+  for (std::int64_t i = 0; i < n1; ++i) {
+    const double v = draw_first_half(i);
+    out.v[std::size_t(i)] = v;
+    head.add(w(i) * v);  // exact, as below
+    abs_sum.add(std::abs(w(i) * v));
+    abs_approx += std::abs(w(i) * v);
+  }
+  sum.set(head.value());
   // The cancelling positions, the one with the largest |w| last (a small w
   // would need a v beyond the format's range to aim precisely); zero w cannot
   // cancel anything and gets a random v.
@@ -151,7 +167,7 @@ Cancelled cancel(const Terms& t, double condition, Dtype dtype, std::int64_t n, 
     }
     take(i, round_into_format((target - s) / w(i), dtype));
   }
-  out.achieved = ratio(abs_sum, sum);
+  out.achieved = ratio(abs_sum.value(), sum.value());
   return out;
 }
 
@@ -231,7 +247,7 @@ std::optional<double> exact_condition_sum(std::span<const double> x) {
     sum.add(v);
     abs_sum.add(std::abs(v));
   }
-  return ratio(abs_sum, sum);
+  return ratio(abs_sum.value(), sum.value());
 }
 
 std::optional<double> exact_condition_dot(std::span<const double> x, std::span<const double> y) {
@@ -242,7 +258,7 @@ std::optional<double> exact_condition_dot(std::span<const double> x, std::span<c
     sum.add_product(x[i], y[i]);
     abs_sum.add_product(std::abs(x[i]), std::abs(y[i]));
   }
-  return ratio(abs_sum, sum);
+  return ratio(abs_sum.value(), sum.value());
 }
 
 }  // namespace ulpscope
