@@ -68,12 +68,13 @@ std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t le
   if (spec.shape == Shape::serial) return {LaunchConfig{1, 1}};
   const std::int64_t vectors = std::max<std::int64_t>(length / vector_width(spec.in), 1);
   // The default: 256 threads, one vector per thread up to 8 blocks per SM on
-  // 132 SMs, beyond that each thread loops. Then fewer, larger and smaller
-  // blocks, so that every level of the order changes.
+  // 132 SMs, beyond that each thread loops. Then other block sizes and
+  // counts, so that every level of the order changes. The CUDA kernels take
+  // at most 512 threads per block (kernels/tree/tree_agent.cuh).
   return {LaunchConfig{blocks_for(vectors, 256, 1, 1056), 256},
           LaunchConfig{blocks_for(vectors, 128, 4, 397), 128},
           LaunchConfig{blocks_for(vectors, 512, 2, 132), 512},
-          LaunchConfig{blocks_for(vectors, 1024, 1, 61), 1024}};
+          LaunchConfig{blocks_for(vectors, 64, 8, 2000), 64}};
 }
 
 ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config,

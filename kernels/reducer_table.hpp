@@ -16,7 +16,7 @@ template <class Fmt, TermKind K, class F>
 bool with_sum_reducer(Accumulator acc, F&& f) {
   constexpr bool squared = K != TermKind::value;
   switch (acc) {
-    case Accumulator::naive: f(std::type_identity<SumReducer<NaiveSum<Fmt>, K>>{}); return true;
+    case Accumulator::naive: f(std::type_identity<SumReducer<NaiveSum<Fmt>, K>>{}); return true;  // fp32: Fp32Sum
     case Accumulator::fp32: f(std::type_identity<SumReducer<Fp32Sum, K>>{}); return true;
     case Accumulator::fp64: f(std::type_identity<SumReducer<Fp64Sum, K>>{}); return true;
     case Accumulator::kahan: f(std::type_identity<SumReducer<KahanSum, K>>{}); return true;

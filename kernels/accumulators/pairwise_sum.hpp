@@ -34,14 +34,26 @@ struct PairwiseSumOf {
   // Terms i and i+1 pair first, then pairs of pairs: the carry chain of count.
   ULPSCOPE_HD static void add(State& st, term_t t) {
     float v = t;
-    int k = 0;
-    for (std::uint64_t c = st.count; c & 1u; c >>= 1, ++k) v = rn::add(st.level[k], v);
-    st.level[k] = v;
+    const std::uint64_t c = st.count;
+    // Unrolled with constant indices so that the levels stay in registers on the GPU.
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int k = 0; k < Levels; ++k) {
+      if (((c >> k) & 1u) == 0) {
+        st.level[k] = v;
+        break;
+      }
+      v = rn::add(st.level[k], v);
+    }
     ++st.count;
   }
   ULPSCOPE_HD static Partial partial(const State& st) {
     float v = -0.0f;
     bool any = false;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
     for (int k = 0; k < Levels; ++k) {
       if (!((st.count >> k) & 1u)) continue;
       v = any ? rn::add(st.level[k], v) : st.level[k];
@@ -53,7 +65,8 @@ struct PairwiseSumOf {
   ULPSCOPE_HD static value_t total(const Partial& p) { return p.s; }
 };
 
-// 40 levels: up to 2^40 terms in one chain (the serial shape included).
-using PairwiseSum = PairwiseSumOf<40>;
+// 32 levels: up to 2^32 - 1 terms in one chain (the serial shape included),
+// few enough registers for a GPU thread.
+using PairwiseSum = PairwiseSumOf<32>;
 
 }  // namespace ulpscope

@@ -2,6 +2,7 @@
 // naive, fp32 and fp64: recursive summation in one precision, every step
 // rounded to nearest (Higham 2002, section 4.2).
 #include <cstdint>
+#include <type_traits>
 
 #include "formats/binary_format.hpp"
 #include "formats/dtype.hpp"
@@ -49,8 +50,9 @@ struct FloatSum {
 };
 
 using Fp32Sum = FloatSum<KeepFloat>;
+// naive on fp32 inputs is the fp32 accumulator itself.
 template <class F>
-using NaiveSum = FloatSum<RoundToFormat<F>>;
+using NaiveSum = std::conditional_t<F::bits == 32, Fp32Sum, FloatSum<RoundToFormat<F>>>;
 
 struct Fp64Sum {
   using term_t = double;

@@ -40,4 +40,30 @@ __device__ __forceinline__ Vector<Elem> load_vector(const Elem* base, std::int64
   return out;
 }
 
+// A whole vector widened; fp8 and fp16 convert two elements per instruction
+// (the element at the lower address is the pair's low half, .x).
+template <class Elem>
+__device__ __forceinline__ void widen_vector(const Vector<Elem>& v, float* out) {
+#pragma unroll
+  for (int j = 0; j < Vector<Elem>::width; ++j) out[j] = widen(v.e[j]);
+}
+template <class Elem, __nv_fp8_interpretation_t Kind>
+__device__ __forceinline__ void widen_fp8_pairs(const Vector<Elem>& v, float* out) {
+#pragma unroll
+  for (int j = 0; j < Vector<Elem>::width; j += 2) {
+    const auto pair = __nv_fp8x2_storage_t(unsigned(v.e[j].bits) | (unsigned(v.e[j + 1].bits) << 8));
+    const float2 f = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(pair, Kind)));
+    out[j] = f.x;
+    out[j + 1] = f.y;
+  }
+}
+template <>
+__device__ __forceinline__ void widen_vector(const Vector<Fp8E4M3>& v, float* out) {
+  widen_fp8_pairs<Fp8E4M3, __NV_E4M3>(v, out);
+}
+template <>
+__device__ __forceinline__ void widen_vector(const Vector<Fp8E5M2>& v, float* out) {
+  widen_fp8_pairs<Fp8E5M2, __NV_E5M2>(v, out);
+}
+
 }  // namespace ulpscope::tree

@@ -14,6 +14,10 @@
 
 namespace ulpscope::tree {
 
+// Threads per block the kernels are compiled for: 512 leaves up to 128
+// registers per thread (pairwise levels, exact limbs) without spilling.
+inline constexpr int kMaxThreads = 512;
+
 template <class R>
 __device__ __forceinline__ typename R::Params params_at(const typename R::Params* p, std::int64_t i) {
   return p ? p[i] : typename R::Params{};
@@ -47,12 +51,32 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
   auto st = R::start();
   const std::int64_t nv = o.vectors();
   if (o.vec > 1) {
-    for (std::int64_t v = g; v < nv; v += o.threads) {
-      const Vector<Elem> a = load_vector(x, v);
-      Vector<Elem> b;
-      if constexpr (Y) b = load_vector(y, v);
+    // Two loads in flight before their elements are added (the order of the
+    // additions is unchanged: vector v, then v + G).
+    constexpr int W = Vector<Elem>::width;
+    auto add_vector = [&](const Vector<Elem>& xa, const Vector<Elem>* ya) {
+      float a[W], b[W];
+      widen_vector(xa, a);
+      if constexpr (Y) widen_vector(*ya, b);
 #pragma unroll
-      for (int j = 0; j < Vector<Elem>::width; ++j) R::add(st, widen(a.e[j]), Y ? widen(b.e[j]) : 0.0f, pr);
+      for (int j = 0; j < W; ++j) R::add(st, a[j], Y ? b[j] : 0.0f, pr);
+    };
+    std::int64_t v = g;
+    for (; v + o.threads < nv; v += 2 * o.threads) {
+      const Vector<Elem> x0 = load_vector(x, v), x1 = load_vector(x, v + o.threads);
+      Vector<Elem> y0, y1;
+      if constexpr (Y) {
+        y0 = load_vector(y, v);
+        y1 = load_vector(y, v + o.threads);
+      }
+      add_vector(x0, &y0);
+      add_vector(x1, &y1);
+    }
+    if (v < nv) {
+      const Vector<Elem> x0 = load_vector(x, v);
+      Vector<Elem> y0;
+      if constexpr (Y) y0 = load_vector(y, v);
+      add_vector(x0, &y0);
     }
   } else {
     for (std::int64_t i = g; i < nv; i += o.threads) R::add(st, widen(x[i]), Y ? widen(y[i]) : 0.0f, pr);
@@ -67,7 +91,7 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
 // Steps 1-3 of the whole-array order; Atomic: thread 0 adds the block's
 // partial into partials[0] with atomicAdd instead (the atomic shape).
 template <class R, bool Y, bool Atomic, class Elem>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(kMaxThreads)
     block_partials(const Elem* x, const Elem* y, std::int64_t n, const typename R::Params* params,
                    typename R::Partial* partials) {
   const TreeOrder o{n, Vector<Elem>::width, std::int64_t(gridDim.x) * blockDim.x};
@@ -82,7 +106,7 @@ __global__ void __launch_bounds__(1024)
 
 // Step 4: one block over the block partials, then thread 0 finishes.
 template <class R, class Next>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(kMaxThreads)
     second_pass(const typename R::Partial* partials, int count, FinishArgs args, const typename R::Params* params,
                 Sink<Next> sink) {
   auto p = R::identity();
@@ -94,7 +118,7 @@ __global__ void __launch_bounds__(1024)
 // Inner rows: one block per row (rows strided over the grid), steps 1-3 with
 // G = blockDim.x; vector loads when every row starts 16-byte aligned.
 template <class R, bool Y, class Next, class Elem>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(kMaxThreads)
     inner_rows(const Elem* x, const Elem* y, std::int64_t rows, std::int64_t cols, FinishArgs args,
                const typename R::Params* params, Sink<Next> sink) {
   const int vec = cols % Vector<Elem>::width == 0 ? Vector<Elem>::width : 1;
@@ -110,7 +134,7 @@ __global__ void __launch_bounds__(1024)
 // rmsnorm, layernorm: each row's statistics as inner_rows gathers them, then
 // every thread writes its elements of the row (elementwise, no order).
 template <class R, class Elem>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(kMaxThreads)
     norm_rows(const Elem* x, const Elem* gamma, const Elem* beta, std::int64_t rows, std::int64_t cols, Op op,
               FinishArgs args, const typename R::Params* params, double* values, double* unrounded) {
   using T = typename R::value_t;
@@ -136,7 +160,7 @@ __global__ void __launch_bounds__(1024)
 
 // Outer columns: one thread per column, rows in index order.
 template <class R, bool Y, class Next, class Elem>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(kMaxThreads)
     outer_columns(const Elem* x, const Elem* y, std::int64_t rows, std::int64_t cols, FinishArgs args,
                   const typename R::Params* params, Sink<Next> sink) {
   for (std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;

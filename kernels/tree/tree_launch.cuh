@@ -27,8 +27,9 @@ struct Launch {
 
 inline LaunchConfig resolve(const KernelSpec& s, const DeviceProblem& p, LaunchConfig c) {
   if (c.blocks == 0) c = launch_configs(s, p.axis == Axis::all ? p.elements() : p.length()).front();
-  if (c.threads < 32 || c.threads > 1024 || c.threads % 32 != 0 || c.blocks < 1)
-    throw std::invalid_argument("tree: threads must be a multiple of 32 in 32..1024, blocks at least 1");
+  if (c.threads < 32 || c.threads > kMaxThreads || c.threads % 32 != 0 || c.blocks < 1)
+    throw std::invalid_argument("tree: threads must be a multiple of 32 in 32.." + std::to_string(kMaxThreads) +
+                                ", blocks at least 1");
   return c;
 }
 
