@@ -229,7 +229,6 @@ struct FirstLevel {
   // two levels, fused as well; sums of values take one.
   double sum[2] = {0, 0};
   std::uint64_t max_residual = 0;
-  std::uint64_t all_bits_and = 0;  // of the terms: the sign of an all-zero block
 };
 
 template <class T>
@@ -264,7 +263,6 @@ FirstLevel first_level(const T* __restrict x, const T* __restrict y, double* __r
   const double sigma2 = sigma * 0x1p-45;
   VecD s0 = {}, s1 = {}, u0 = {}, u1 = {};
   VecU64 m = {};
-  VecU64 an = ~VecU64{};
   auto level8 = [&](VecD v, std::size_t at, VecD& s, VecD& u) {
     const VecD q = (sigma + v) - sigma;
     VecD r = v - q;
@@ -276,7 +274,6 @@ FirstLevel first_level(const T* __restrict x, const T* __restrict y, double* __r
     }
     std::memcpy(t + at, &r, sizeof r);
     m = ULPSCOPE_MAX_U64(m, (VecU64)r & kDoubleMagnitude);
-    an &= (VecU64)v;
   };
   VecU32 raw_max = {};  // checked above already
   for (std::size_t i = 0; i < kBlock; i += kStep) {
@@ -288,7 +285,6 @@ FirstLevel first_level(const T* __restrict x, const T* __restrict y, double* __r
   f.sum[0] = reduce_sum(s0 + s1);
   f.sum[1] = reduce_sum(u0 + u1);
   f.max_residual = reduce_max(m);
-  f.all_bits_and = reduce_and(an);
   return f;
 }
 
@@ -521,8 +517,11 @@ void accumulate_serial(const T* x, const T* y, std::size_t n, ExactAccumulator& 
       level_sum[levels++] = first.sum[0];
       if (first.sum[1] != 0) level_sum[levels++] = first.sum[1];
       residual = first.max_residual;
-      if (residual == 0 && first.sum[0] == 0 && first.sum[1] == 0) {  // zero terms, or an exact cancellation
-        acc.add_zeros((first.all_bits_and >> 63) != 0, len);
+      if (residual == 0 && first.sum[0] == 0 && first.sum[1] == 0) {
+        // Zero terms, or an exact cancellation (rare): -0 only if every term is.
+        std::uint64_t all_bits_and = ~std::uint64_t(0);
+        for (std::size_t i = 0; i < len; ++i) all_bits_and &= std::bit_cast<std::uint64_t>(term_of<T, K>(xb, yb, i));
+        acc.add_zeros((all_bits_and >> 63) != 0, len);
         streak = 0;
         continue;
       }

@@ -132,6 +132,18 @@ TYPED_TEST(ExactSumTest, ExactCancellationGivesPlusZeroAndNegativeZerosGiveMinus
     EXPECT_FALSE(exact_sumsq(TypedArray(neg)).signbit()) << "(-0)^2 is +0";
   }
   EXPECT_FALSE(exact_sum(TypedArray(std::vector<T>{})).signbit()) << "the empty sum is +0";
+
+  // Whole blocks of 256 whose nonzero inputs give only -0 products, or whose
+  // terms cancel in pairs.
+  std::vector<T> a(512, testing::value_of<T>(-0.0)), b(512, testing::value_of<T>(1.0));
+  a[0] = a[300] = testing::value_of<T>(-1.0);
+  b[0] = b[300] = testing::value_of<T>(0.0);
+  const ExactReal dz = exact_dot(TypedArray(a), TypedArray(b));
+  EXPECT_TRUE(dz.is_zero() && dz.signbit()) << "-1 * 0 and -0 * 1 are all -0";
+  std::vector<T> pairs;
+  for (int i = 0; i < 256; ++i) pairs.push_back(testing::value_of<T>((i % 2 ? -1.0 : 1.0) * (1 + i / 2 % 5)));
+  const ExactReal pz = exact_sum(TypedArray(pairs));
+  EXPECT_TRUE(pz.is_zero() && !pz.signbit());
 }
 
 TYPED_TEST(ExactSumTest, SpecialValuesFollowIeee) {
