@@ -1,7 +1,8 @@
-"""Validates a report against reports/report.schema.json (JSON Schema 2020-12).
+"""Validates reports against reports/report.schema.json (JSON Schema 2020-12).
 
-usage: validate_report_schema.py SCHEMA REPORT
-exit 0: valid; 1: invalid (one line per error); 77: python3-jsonschema missing.
+usage: validate_report_schema.py SCHEMA REPORT...
+Prints one line per report, "valid: PATH" or "invalid: PATH: first error".
+exit 0: all valid; 1: some invalid; 77: python3-jsonschema missing.
 """
 import json
 import sys
@@ -21,9 +22,21 @@ def reject_constant(name):
 with open(sys.argv[1]) as f:
     schema = json.load(f)
 jsonschema.Draft202012Validator.check_schema(schema)
-with open(sys.argv[2]) as f:
-    report = json.load(f, parse_constant=reject_constant)
-errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(report), key=lambda e: list(e.path))
-for e in errors:
-    print("/".join(str(p) for p in e.path) + ": " + e.message)
-sys.exit(1 if errors else 0)
+validator = jsonschema.Draft202012Validator(schema)
+all_valid = True
+for path in sys.argv[2:]:
+    try:
+        with open(path) as f:
+            report = json.load(f, parse_constant=reject_constant)
+    except ValueError as e:
+        print(f"invalid: {path}: {e}")
+        all_valid = False
+        continue
+    errors = sorted(validator.iter_errors(report), key=lambda e: list(e.path))
+    if errors:
+        where = "/".join(str(p) for p in errors[0].path)
+        print(f"invalid: {path}: {where}: {errors[0].message}")
+        all_valid = False
+    else:
+        print(f"valid: {path}")
+sys.exit(0 if all_valid else 1)
