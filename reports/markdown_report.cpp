@@ -97,7 +97,8 @@ void write_markdown(const Report& report, std::ostream& out, const MarkdownOptio
   }
 
   const std::size_t shown = std::min(options.worst_cells, order.size());
-  md += fmt::format("#### The {} worst cells\n\n", shown);
+  md += shown == order.size() ? std::string("#### Cells, worst first\n\n")
+                               : fmt::format("#### The {} worst cells\n\n", shown);
   md += kTableHead;
   for (std::size_t i = 0; i < shown; ++i) md += table_row(*order[i]);
   md += "\n❌ failed · ≠ non-deterministic (run to run) · ⚙ differs across launch configurations · "

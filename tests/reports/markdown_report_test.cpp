@@ -42,6 +42,12 @@ TEST(MarkdownReport, SummaryFirstThenWorstCellsInOrder) {
   EXPECT_NE(md.find("- not run: cub_deterministic (needs CCCL >= 3.1)"), std::string::npos) << md;
 }
 
+TEST(MarkdownReport, AllCellsShownWhenFew) {
+  const std::string md = markdown(test::sample_report());
+  EXPECT_NE(md.find("#### Cells, worst first"), std::string::npos) << md;
+  EXPECT_EQ(md.find("<details>"), std::string::npos);
+}
+
 TEST(MarkdownReport, TextIsEscaped) {
   EXPECT_EQ(markdown_text("a|b<c>&`d\\"), "a\\|b&lt;c>&amp;\\`d\\\\");
   Report r = test::sample_report();
