@@ -4,8 +4,10 @@
 //
 //   build/<dir>/bench/reference_bench --benchmark_counters_tabular=true
 //
-// Each exact benchmark reports items_per_second and `vs_yardstick`, its
-// elements per second over the yardstick's (the yardstick runs first).
+// Each exact benchmark reports items_per_second (its own time only) and
+// `vs_yardstick`: its elements per second over the yardstick's, the two timed
+// alternately in every iteration so that a shared machine's changing load
+// hits both alike.
 #include <benchmark/benchmark.h>
 
 #include <bit>
@@ -68,8 +70,6 @@ const std::vector<T>& data(Spread spread, int which = 0) {
   return v;
 }
 
-double g_yardstick_rate = 0;  // elements per second
-
 // The yardstick: sixteen independent fp32 lanes, which the compiler turns
 // into vector adds (no reassociation needed, so no fast-math).
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -91,12 +91,14 @@ double timed(F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void BM_yardstick_fp32_plain_sum(benchmark::State& state) {
+double yardstick_seconds() {
   const auto& x = data<float>(Spread::narrow);
-  double seconds = 0;
-  for (auto _ : state) seconds += timed([&] { benchmark::DoNotOptimize(plain_sum(x.data(), x.size())); });
+  return timed([&] { benchmark::DoNotOptimize(plain_sum(x.data(), x.size())); });
+}
+
+void BM_yardstick_fp32_plain_sum(benchmark::State& state) {
+  for (auto _ : state) state.SetIterationTime(yardstick_seconds());
   state.SetItemsProcessed(std::int64_t(state.iterations() * kN));
-  g_yardstick_rate = double(state.iterations()) * double(kN) / seconds;
   state.counters["vs_yardstick"] = 1.0;
 }
 
@@ -104,17 +106,19 @@ template <class T>
 void BM_exact(benchmark::State& state, Terms terms, Spread spread, unsigned threads) {
   const auto& x = data<T>(spread, 0);
   const auto& y = terms == Terms::product ? data<T>(spread, 1) : x;
-  double seconds = 0;
+  double exact_total = 0, yardstick_total = 0;
   for (auto _ : state) {
-    seconds += timed([&] {
+    yardstick_total += yardstick_seconds();
+    const double t = timed([&] {
       ExactAccumulator acc;
       accumulate<T>(terms, std::span<const T>(x), std::span<const T>(y), acc, threads);
       benchmark::DoNotOptimize(acc);
     });
+    exact_total += t;
+    state.SetIterationTime(t);
   }
   state.SetItemsProcessed(std::int64_t(state.iterations() * kN));
-  const double rate = double(state.iterations()) * double(kN) / seconds;
-  state.counters["vs_yardstick"] = g_yardstick_rate > 0 ? rate / g_yardstick_rate : std::nan("");
+  state.counters["vs_yardstick"] = yardstick_total / exact_total;  // same n: a ratio of rates
 }
 
 void BM_logsumexp_reference(benchmark::State& state) {
@@ -133,7 +137,7 @@ void BM_logsumexp_reference(benchmark::State& state) {
 
 void register_all() {
   auto add = [](const char* name, auto fn) {
-    return benchmark::RegisterBenchmark(name, fn)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+    return benchmark::RegisterBenchmark(name, fn)->Unit(benchmark::kMillisecond)->UseManualTime()->MinTime(1.0);
   };
   add("yardstick/fp32_plain_sum/1core", BM_yardstick_fp32_plain_sum);
   add("exact_sum/fp32/narrow/1core", [](auto& s) { BM_exact<float>(s, Terms::value, Spread::narrow, 1); });

@@ -221,7 +221,9 @@ inline double sigma_above(std::uint64_t max_magnitude) {
 // The first level fused with the widening, for full blocks: sigma comes from
 // a bound on max|t| read off the raw inputs (max|x|, squared, or times
 // max|y|: an upper bound serves the lemma as well), so the terms are
-// extracted as they are made and only the residuals are stored.
+// extracted as they are made and nothing is stored. When residuals remain
+// (rare but for data spanning many binades) the caller starts the block
+// over on stored terms.
 struct FirstLevel {
   bool special = false;     // Inf or NaN among the inputs
   bool zero_bound = false;  // every input is zero (or every y is): no sigma
@@ -241,7 +243,7 @@ typename Layout<T>::bits max_magnitude_bits(const T* x) {
 
 template <class T, Terms K>
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-FirstLevel first_level(const T* __restrict x, const T* __restrict y, double* __restrict t) {
+FirstLevel first_level(const T* __restrict x, const T* __restrict y) {
   FirstLevel f;
   const auto mx = max_magnitude_bits(x);
   const auto my = is_product(K) ? max_magnitude_bits(y) : mx;
@@ -263,7 +265,7 @@ FirstLevel first_level(const T* __restrict x, const T* __restrict y, double* __r
   const double sigma2 = sigma * 0x1p-45;
   VecD s0 = {}, s1 = {}, u0 = {}, u1 = {};
   VecU64 m = {};
-  auto level8 = [&](VecD v, std::size_t at, VecD& s, VecD& u) {
+  auto level8 = [&](VecD v, VecD& s, VecD& u) {
     const VecD q = (sigma + v) - sigma;
     VecD r = v - q;
     s += q;
@@ -272,7 +274,6 @@ FirstLevel first_level(const T* __restrict x, const T* __restrict y, double* __r
       r = r - q2;
       u += q2;
     }
-    std::memcpy(t + at, &r, sizeof r);
     m = ULPSCOPE_MAX_U64(m, (VecU64)r & kDoubleMagnitude);
   };
   VecU32 raw_max = {};  // checked above already
@@ -280,7 +281,7 @@ FirstLevel first_level(const T* __restrict x, const T* __restrict y, double* __r
     VecD v[kStep / kLanes];
     terms32<T, K>(x + i, y + i, v, raw_max);
     for (std::size_t j = 0; j < kStep / kLanes; ++j)
-      level8(v[j], i + j * kLanes, j % 2 ? s1 : s0, j % 2 ? u1 : u0);
+      level8(v[j], j % 2 ? s1 : s0, j % 2 ? u1 : u0);
   }
   f.sum[0] = reduce_sum(s0 + s1);
   f.sum[1] = reduce_sum(u0 + u1);
@@ -509,47 +510,47 @@ void accumulate_serial(const T* x, const T* y, std::size_t n, ExactAccumulator& 
       to_bins(xb, yb, len);
       continue;
     }
-    double level_sum[kMaxLevels];
-    int levels = 0;
-    std::uint64_t residual = 0;
-    const FirstLevel first = len == kBlock ? first_level<T, K>(xb, yb, t) : FirstLevel{};
-    if (len == kBlock && !first.special && !first.zero_bound) {
-      level_sum[levels++] = first.sum[0];
-      if (first.sum[1] != 0) level_sum[levels++] = first.sum[1];
-      residual = first.max_residual;
-      if (residual == 0 && first.sum[0] == 0 && first.sum[1] == 0) {
-        // Zero terms, or an exact cancellation (rare): -0 only if every term is.
-        std::uint64_t all_bits_and = ~std::uint64_t(0);
-        for (std::size_t i = 0; i < len; ++i) all_bits_and &= std::bit_cast<std::uint64_t>(term_of<T, K>(xb, yb, i));
-        acc.add_zeros((all_bits_and >> 63) != 0, len);
+    if (len == kBlock) {
+      const FirstLevel first = first_level<T, K>(xb, yb);
+      if (!first.special && !first.zero_bound && first.max_residual == 0) {
+        if (first.sum[0] == 0 && first.sum[1] == 0) {
+          // Zero terms, or an exact cancellation (rare): -0 only if every term is.
+          std::uint64_t all_bits_and = ~std::uint64_t(0);
+          for (std::size_t i = 0; i < len; ++i) all_bits_and &= std::bit_cast<std::uint64_t>(term_of<T, K>(xb, yb, i));
+          acc.add_zeros((all_bits_and >> 63) != 0, len);
+        } else {
+          acc.add(first.sum[0]);
+          if (first.sum[1] != 0) acc.add(first.sum[1]);
+        }
         streak = 0;
         continue;
       }
-    } else {
-      // Inf or NaN, a block of zeros, or the last, partial block (zero
-      // padding adds nothing): widen first, then extract.
-      BlockStats stats;
-      if (len == kBlock) {
-        stats = fill_terms<T, K>(xb, yb, t);
-      } else {
-        T xs[kBlock] = {}, ys[kBlock] = {};
-        std::copy(xb, xb + len, xs);
-        if (yb) std::copy(yb, yb + len, ys);
-        stats = fill_terms<T, K>(xs, ys, t);
-        stats.all_bits_and = ~std::uint64_t(0);  // of the real terms only
-        for (std::size_t i = 0; i < len; ++i)
-          stats.all_bits_and &= std::bit_cast<std::uint64_t>(term_of<T, K>(xb, yb, i));
-      }
-      if (stats.special) {  // the terms in IEEE arithmetic, one by one
-        for (std::size_t i = 0; i < len; ++i) acc.add(term_of<T, K>(xb, yb, i));
-        continue;
-      }
-      if (stats.max_magnitude == 0) {  // only zeros: all -0 or not
-        acc.add_zeros((stats.all_bits_and >> 63) != 0, len);
-        continue;
-      }
-      residual = stats.max_magnitude;
     }
+    // Inf or NaN, a block of zeros, residuals after the fused levels, or the
+    // last, partial block (zero padding adds nothing): widen and store the
+    // terms, then extract level by level.
+    BlockStats stats;
+    if (len == kBlock) {
+      stats = fill_terms<T, K>(xb, yb, t);
+    } else {
+      T xs[kBlock] = {}, ys[kBlock] = {};
+      std::copy(xb, xb + len, xs);
+      if (yb) std::copy(yb, yb + len, ys);
+      stats = fill_terms<T, K>(xs, ys, t);
+      stats.all_bits_and = ~std::uint64_t(0);  // of the real terms only
+      for (std::size_t i = 0; i < len; ++i) stats.all_bits_and &= std::bit_cast<std::uint64_t>(term_of<T, K>(xb, yb, i));
+    }
+    if (stats.special) {  // the terms in IEEE arithmetic, one by one
+      for (std::size_t i = 0; i < len; ++i) acc.add(term_of<T, K>(xb, yb, i));
+      continue;
+    }
+    if (stats.max_magnitude == 0) {  // only zeros: all -0 or not
+      acc.add_zeros((stats.all_bits_and >> 63) != 0, len);
+      continue;
+    }
+    double level_sum[kMaxLevels];
+    int levels = 0;
+    std::uint64_t residual = stats.max_magnitude;
     while (residual != 0 && levels < kMaxLevels)
       level_sum[levels++] = extract_level(t, sigma_above(residual), &residual);
     if (residual == 0) {
