@@ -118,6 +118,12 @@ inline std::uint64_t reduce_and(VecU64 m) {
   m &= __builtin_shufflevector(m, m, 1, 0, 3, 2, 5, 4, 7, 6);
   return m[0];
 }
+inline std::uint64_t reduce_or(VecU64 m) {
+  m |= __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3);
+  m |= __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5);
+  m |= __builtin_shufflevector(m, m, 1, 0, 3, 2, 5, 4, 7, 6);
+  return m[0];
+}
 inline double reduce_sum(VecD s) {
   s += __builtin_shufflevector(s, s, 4, 5, 6, 7, 0, 1, 2, 3);
   s += __builtin_shufflevector(s, s, 2, 3, 0, 1, 6, 7, 4, 5);
@@ -230,23 +236,26 @@ struct FirstLevel {
   // The exact sums of the first levels' parts: products (up to 48 bits) take
   // two levels, fused as well; sums of values take one.
   double sum[2] = {0, 0};
-  std::uint64_t max_residual = 0;
+  std::uint64_t residual_bits = 0;  // nonzero when a residual is left
 };
 
+// The largest magnitude patterns of a block of x and of y (y may be x).
 template <class T>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-typename Layout<T>::bits max_magnitude_bits(const T* x) {
-  typename Layout<T>::bits m = 0;
-  for (std::size_t i = 0; i < kBlock; ++i) m = std::max<typename Layout<T>::bits>(m, bits_of(x[i]) & kMagnitudeMask<T>);
-  return m;
+inline std::pair<typename Layout<T>::bits, typename Layout<T>::bits> max_magnitude_bits(const T* x, const T* y) {
+  using B = typename Layout<T>::bits;
+  B mx = 0, my = 0;
+  for (std::size_t i = 0; i < kBlock; ++i) {
+    mx = std::max<B>(mx, bits_of(x[i]) & kMagnitudeMask<T>);
+    my = std::max<B>(my, bits_of(y[i]) & kMagnitudeMask<T>);
+  }
+  return {mx, my};
 }
 
 template <class T, Terms K>
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 FirstLevel first_level(const T* __restrict x, const T* __restrict y) {
   FirstLevel f;
-  const auto mx = max_magnitude_bits(x);
-  const auto my = is_product(K) ? max_magnitude_bits(y) : mx;
+  const auto [mx, my] = max_magnitude_bits(x, is_product(K) ? y : x);
   if (mx >= Layout<T>::special_from || my >= Layout<T>::special_from) {
     f.special = true;
     return f;
@@ -264,7 +273,7 @@ FirstLevel first_level(const T* __restrict x, const T* __restrict y) {
   // eps * sigma (the lemma again).
   const double sigma2 = sigma * 0x1p-45;
   VecD s0 = {}, s1 = {}, u0 = {}, u1 = {};
-  VecU64 m = {};
+  VecU64 m = {};  // the OR of the residuals' bits
   auto level8 = [&](VecD v, VecD& s, VecD& u) {
     const VecD q = (sigma + v) - sigma;
     VecD r = v - q;
@@ -274,7 +283,7 @@ FirstLevel first_level(const T* __restrict x, const T* __restrict y) {
       r = r - q2;
       u += q2;
     }
-    m = ULPSCOPE_MAX_U64(m, (VecU64)r & kDoubleMagnitude);
+    m |= (VecU64)r;
   };
   VecU32 raw_max = {};  // checked above already
   for (std::size_t i = 0; i < kBlock; i += kStep) {
@@ -285,7 +294,7 @@ FirstLevel first_level(const T* __restrict x, const T* __restrict y) {
   }
   f.sum[0] = reduce_sum(s0 + s1);
   f.sum[1] = reduce_sum(u0 + u1);
-  f.max_residual = reduce_max(m);
+  f.residual_bits = reduce_or(m) & kDoubleMagnitude;  // -0 residuals (of -0 terms) are zeros too
   return f;
 }
 
@@ -512,7 +521,7 @@ void accumulate_serial(const T* x, const T* y, std::size_t n, ExactAccumulator& 
     }
     if (len == kBlock) {
       const FirstLevel first = first_level<T, K>(xb, yb);
-      if (!first.special && !first.zero_bound && first.max_residual == 0) {
+      if (!first.special && !first.zero_bound && first.residual_bits == 0) {
         if (first.sum[0] == 0 && first.sum[1] == 0) {
           // Zero terms, or an exact cancellation (rare): -0 only if every term is.
           std::uint64_t all_bits_and = ~std::uint64_t(0);
