@@ -83,9 +83,13 @@ if [ -z "${SKIP_SANITIZERS:-}" ]; then
   # Small sizes only: the timing, out-of-memory (a refused cudaMalloc is an
   # API error to the sanitizer), 2^20-element and > 2^31-element cases are
   # left out.
-  filter=${SANITIZE_FILTER:--*Timing*:*OutOfMemory*:*n1048579*:*Large*}
   for t in $targets; do
-    [ "$t" = gpu_throughput ] && continue
+    case $t in
+      gpu_backend_tests) filter=${SANITIZE_FILTER:--*Timing*:*OutOfMemory*:*n1048579*} ;;
+      # Sizes/.../7 is 2^20 + 3 elements, GpuAtomic runs 2^20 + 3 too, Large 2^31.
+      kernels_gpu_tests) filter=${SANITIZE_FILTER:--*GpuTreeWhole*/7:*GpuAtomic*:*Large*} ;;
+      *) continue ;;
+    esac
     bin=$(find "$build/tests" -type f -name "$t" -perm -u+x | head -n 1)
     for tool in memcheck racecheck; do
       step "$tool $t" "$log" timeout "${SANITIZE_TIMEOUT:-300}" compute-sanitizer --tool "$tool" \
