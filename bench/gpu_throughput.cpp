@@ -7,6 +7,7 @@
 // with its reason; a failing launch marks its row failed.
 //
 //   gpu_throughput [--n 268435456] [--ops sum,dot] [--json out.json] [--csv out.csv]
+//   gpu_throughput --ops rmsnorm,sumsq --cols 4096 --axis inner   # rows of 4096
 //
 // Host code only: everything on the device goes through GpuBackend.
 #include <CLI/CLI.hpp>
@@ -114,12 +115,18 @@ int run(int argc, char** argv) {
   CLI::App app{"GPU throughput of every shape x format x accumulator, against cub::DeviceReduce::Sum fp32"};
   std::int64_t n = std::int64_t(1) << 28;
   int warmup = 5, reps = 20;
-  std::string ops_arg = "sum", shapes_arg = "tree,atomic,cub,cub_deterministic", json_path, csv_path;
+  std::int64_t cols = 0;
+  std::string ops_arg = "sum", shapes_arg = "tree,atomic,cub,cub_deterministic", axis_arg = "inner", json_path,
+              csv_path;
   app.add_option("--n", n, "elements per array (default 2^28)")->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
   app.add_option("--warmup", warmup, "untimed launches first")->check(CLI::Range(0, 1000));
   app.add_option("--reps", reps, "timed launches (the median is reported)")->check(CLI::Range(1, 10000));
   app.add_option("--ops", ops_arg, "comma-separated ops (" + names_of(kOpNames) + ")");
   app.add_option("--shapes", shapes_arg, "comma-separated GPU shapes");
+  app.add_option("--cols", cols, "row length: reduce [n / cols, cols] along --axis (default: the whole array)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
+  app.add_option("--axis", axis_arg, "with --cols: inner (each row) or outer (each column)")
+      ->check(CLI::IsMember({"inner", "outer"}));
   app.add_option("--json", json_path, "also write the table as JSON to this file");
   app.add_option("--csv", csv_path, "also write the table as CSV to this file");
   try {
@@ -135,6 +142,13 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // --help, or one line about the bad flag
   }
+  const Axis axis = cols == 0 ? Axis::all : *parse_in(kAxisNames, axis_arg);
+  if (cols != 0 && n % cols != 0) {
+    std::cerr << "gpu_throughput: --n " << n << " is not a multiple of --cols " << cols << "\n";
+    return 2;
+  }
+  const std::int64_t n_rows = cols == 0 ? 1 : n / cols;
+  if (cols == 0) cols = n;
 
   std::string why_not;
   auto gpu = GpuBackend::open(&why_not);
@@ -171,7 +185,7 @@ int run(int argc, char** argv) {
           (void)acc_name;
           Row r{shape, op, in, acc, std::nullopt};
           const KernelSpec spec{op, in, default_out_dtype(in), acc, shape};
-          if (auto why = GpuBackend::unavailable(spec, Axis::all)) r.status = "unavailable: " + *why;
+          if (auto why = GpuBackend::unavailable(spec, axis)) r.status = "unavailable: " + *why;
           pending.push_back(r);
         }
       const bool any = std::any_of(pending.begin(), pending.end(), [](const Row& r) { return r.status == "ok"; });
@@ -180,11 +194,18 @@ int run(int argc, char** argv) {
         try {
           const TypedArray x = uniform_values(in, n, 1);
           const TypedArray y = takes_second_input(op) ? uniform_values(in, n, 2) : TypedArray();
+          const bool norm = is_elementwise_output(op);
+          const TypedArray gamma = norm ? uniform_values(in, cols, 3) : TypedArray();
+          const TypedArray beta = op == Op::layernorm ? uniform_values(in, cols, 4) : TypedArray();
           ReductionProblem p;
           p.op = op;
-          p.cols = n;
+          p.axis = axis;
+          p.rows = n_rows;
+          p.cols = cols;
           p.x = &x;
           p.y = takes_second_input(op) ? &y : nullptr;
+          p.gamma = norm ? &gamma : nullptr;
+          p.beta = op == Op::layernorm ? &beta : nullptr;
           gpu->upload(p);
         } catch (const GpuError& e) {
           upload_status = std::string("skipped: ") + e.what();
@@ -220,7 +241,10 @@ int run(int argc, char** argv) {
     else std::cout << status;
     std::cout << "\n";
   };
-  std::cout << "# GPU throughput, n = " << n << " elements\n\n"
+  std::cout << "# GPU throughput, n = " << n << " elements"
+            << (axis == Axis::all ? std::string() : ", [" + std::to_string(n_rows) + ", " + std::to_string(cols) +
+                                                        "] along " + std::string(to_string(axis)))
+            << "\n\n"
             << "- device: " << dev.name << " (sm_" << dev.cc_major << dev.cc_minor << ", " << dev.sm_count
             << " SMs, L2 " << dev.l2_bytes / (1 << 20) << " MiB), CCCL " << dev.cccl_version << "\n"
             << "- median of " << reps << " timed launches after " << warmup
@@ -248,6 +272,9 @@ int run(int argc, char** argv) {
                    {"memory_bytes", dev.memory_bytes}, {"cc", std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor)},
                    {"cccl", dev.cccl_version}};
     j["n"] = n;
+    j["axis"] = to_string(axis);
+    j["rows"] = n_rows;
+    j["cols"] = cols;
     j["warmup"] = warmup;
     j["reps"] = reps;
     j["yardsticks"] = {{"cub_sum_fp32_before", timing_json(sum_before)},
