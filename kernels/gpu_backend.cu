@@ -230,7 +230,10 @@ void GpuBackend::upload(const ReductionProblem& rp) {
       return nullptr;
     }
     buf.reserve(a->bytes(), std::string("the input ") + name);
-    cuda_check(cudaMemcpy(buf.data(), a->raw(), a->bytes(), cudaMemcpyHostToDevice),
+    // On the backend's stream: a plain cudaMemcpy from pageable memory may
+    // return before its DMA lands, and this non-blocking stream would not
+    // wait for it (CUDA Runtime API, "API synchronization behavior").
+    cuda_check(cudaMemcpyAsync(buf.data(), a->raw(), a->bytes(), cudaMemcpyHostToDevice, m.stream),
                std::string("upload of ") + name);
     return buf.data();
   };
@@ -246,6 +249,7 @@ void GpuBackend::upload(const ReductionProblem& rp) {
   p.y = put(m.y, rp.y, "y");
   p.gamma = put(m.gamma, rp.gamma, "gamma");
   p.beta = put(m.beta, rp.beta, "beta");
+  cuda_check(cudaStreamSynchronize(m.stream), "upload");
   m.x_bytes = rp.x->bytes();
   m.aux_bytes = (rp.gamma ? rp.gamma->bytes() : 0) + (rp.beta ? rp.beta->bytes() : 0);
   m.problem = p;
