@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 
 #include "reference/exact_sum.hpp"
 #include "reference/round_to_format.hpp"
@@ -14,6 +15,7 @@ namespace ulpscope {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::size_t kParallelExpFrom = std::size_t(1) << 14;
 
 ExactReal special(double v) {  // NaN, +-Inf or a signed zero
   ExactReal r(2);
@@ -26,7 +28,7 @@ Reference from_ziv(ZivResult z, OutputFormat out) {
   r.exact = std::move(z.value);
   r.exact_is_exact = z.exact;
   r.rounded = round_to_format(r.exact, out.dtype, out.sat);
-  r.exact_decimal = exact_decimal(r.exact);
+  r.exact_decimal = exact_decimal(r.exact, z.exact);
   r.working_precision = z.precision;
   return r;
 }
@@ -196,20 +198,32 @@ Reference logsumexp_reference(const TypedArray& x, OutputFormat out) {
     // relative error below 2^(2-p); log turns it into an absolute error
     // below 2^(3-p); log and the final addition add half an ulp each.
     const double cutoff = -(double(p) + log2n + 2) * std::log(2.0) - 1;
-    std::vector<ExactReal> terms;
-    terms.reserve(v.size());
-    ExactReal d(320);  // x_i - m is exact at 320 bits: fp32's range spans 277
-    for (double e : v) {
-      if (e - m < cutoff) continue;
-      mpfr_set_d(d.get(), e, MPFR_RNDN);
-      mpfr_sub(d.get(), d.get(), mx.get(), MPFR_RNDN);
-      ExactReal t(p);
-      mpfr_exp(t.get(), d.get(), MPFR_RNDN);
-      terms.push_back(std::move(t));
+    // The exponentials, on two threads for long arrays (MPFR keeps its
+    // caches per thread when built thread-safe, as Debian's is).
+    auto exps = [&](std::size_t begin, std::size_t end, std::vector<ExactReal>& terms) {
+      ExactReal d(320);  // x_i - m is exact at 320 bits: fp32's range spans 277
+      for (std::size_t i = begin; i < end; ++i) {
+        if (v[i] - m < cutoff) continue;
+        mpfr_set_d(d.get(), v[i], MPFR_RNDN);
+        mpfr_sub(d.get(), d.get(), mx.get(), MPFR_RNDN);
+        ExactReal t(p);
+        mpfr_exp(t.get(), d.get(), MPFR_RNDN);
+        terms.push_back(std::move(t));
+      }
+    };
+    std::vector<ExactReal> low, high;
+    const std::size_t half = v.size() / 2;
+    if (v.size() >= kParallelExpFrom && mpfr_buildopt_tls_p()) {
+      std::thread worker([&] { exps(half, v.size(), high); });
+      exps(0, half, low);
+      worker.join();
+    } else {
+      exps(0, v.size(), low);
     }
     std::vector<mpfr_ptr> ptrs;
-    ptrs.reserve(terms.size());
-    for (auto& t : terms) ptrs.push_back(t.get());
+    ptrs.reserve(low.size() + high.size());
+    for (auto& t : low) ptrs.push_back(t.get());
+    for (auto& t : high) ptrs.push_back(t.get());
     ExactReal s(p), l(p);
     mpfr_sum(s.get(), ptrs.data(), ptrs.size(), MPFR_RNDN);
     mpfr_log(l.get(), s.get(), MPFR_RNDN);

@@ -34,7 +34,8 @@ namespace ulpscope {
 
 struct Reference {
   // The exact value (sums: exactly; nonlinear ops: at the precision that
-  // certified the rounding, at least 128 bits, relative error below 2^-120).
+  // certified the rounding, at least 128 bits, relative error below 2^-140;
+  // exact_decimal then has 40 correctly rounded digits).
   ExactReal exact;
   bool exact_is_exact = true;
   double rounded = 0;         // RN_out(exact), NaN and Inf as IEEE

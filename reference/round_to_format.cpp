@@ -65,11 +65,11 @@ double round_to_format(const ExactReal& x, Dtype out, Saturation sat) {
   return r;
 }
 
-std::string exact_decimal(const ExactReal& x) {
+std::string exact_decimal(const ExactReal& x, bool is_exact) {
   if (x.is_nan()) return "nan";
   if (x.is_inf()) return x.signbit() ? "-inf" : "inf";
   if (x.is_zero()) return x.signbit() ? "-0" : "0";
-  constexpr int kDigits = 40;
+  constexpr int kDigits = kDecimalDigits;
   // x = m * 2^e exactly; for e < 0 its decimal expansion is m * 5^-e * 10^e.
   mpz_t m, digits;
   mpz_inits(m, digits, nullptr);
@@ -94,7 +94,7 @@ std::string exact_decimal(const ExactReal& x) {
   }
   std::string mantissa = s;
   long exponent10 = point_shift + static_cast<long>(s.size()) - 1;  // of the leading digit
-  if (s.size() > static_cast<std::size_t>(kDigits)) {
+  if (!is_exact || s.size() > static_cast<std::size_t>(kDigits)) {
     // Too long to print exactly: 40 significant digits, rounded to nearest.
     mpfr_exp_t e10 = 0;
     char* str = mpfr_get_str(nullptr, &e10, 10, kDigits, x.get(), MPFR_RNDN);

@@ -21,7 +21,10 @@ double round_to_format(const ExactReal& x, Dtype out, Saturation sat = Saturatio
 
 // SPEC.md, "The report, as data": a decimal string of x with at least 40
 // significant digits, or x exactly when its exact decimal expansion is
-// shorter; "nan", "inf", "-inf" and "-0" as such.
-std::string exact_decimal(const ExactReal& x);
+// shorter; "nan", "inf", "-inf" and "-0" as such. For an approximation
+// (is_exact false) always 40 digits, rounded to nearest: a short expansion of
+// an approximation says nothing about the real it approximates.
+inline constexpr int kDecimalDigits = 40;
+std::string exact_decimal(const ExactReal& x, bool is_exact = true);
 
 }  // namespace ulpscope

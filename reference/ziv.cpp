@@ -29,7 +29,8 @@ ZivResult ziv_round(const std::function<Approximation(mpfr_prec_t)>& evaluate, D
       mpfr_set_ui_2exp(radius.get(), 1, a.error_exponent, MPFR_RNDN);
       const ExactReal lo = exact_sub(a.value, radius);
       const ExactReal hi = exact_add(a.value, radius);
-      decided = same_rounding(round_to_format(lo, out, sat), round_to_format(hi, out, sat));
+      decided = same_rounding(round_to_format(lo, out, sat), round_to_format(hi, out, sat)) &&
+                exact_decimal(lo, false) == exact_decimal(hi, false);
     }
     if (decided) {
       result.value = std::move(a.value);

@@ -28,19 +28,22 @@ struct ZivResult {
 };
 
 // A certified value is also known to this many bits (relative error below
-// 2^-120), so that metrics computed from it are not limited by it.
-inline constexpr int kCertifiedBits = 120;
+// 2^-140, more than the 40 decimal digits printed), so that metrics computed
+// from it are not limited by it.
+inline constexpr int kCertifiedBits = 140;
 
-// The first precision tried: the references keep at least 128 bits so that
-// metrics computed from them are not limited by them.
-inline constexpr mpfr_prec_t kZivStartPrecision = 128;
+// The first precision tried (the references keep at least 128 bits); 160
+// usually certifies the rounding and the 40 decimal digits at once.
+inline constexpr mpfr_prec_t kZivStartPrecision = 160;
 
 // Calls evaluate(p) for p = start, 2 start, 4 start, ... until the result is
-// exact, or its error is below 2^-kCertifiedBits relatively and both ends of [value - 2^e, value + 2^e] round to the same value of
-// `out` (rounding to nearest is monotone, so the exact real, which lies in
-// between, rounds to it as well). This is mpfr_can_round's test, done with
-// the final rounding itself so that the format's subnormal grid, its overflow
-// threshold and E4M3's saturation or NaN are all part of it.
+// exact, or its error is below 2^-kCertifiedBits relatively and both ends of
+// [value - 2^e, value + 2^e] round to the same value of `out` and to the
+// same 40-digit decimal (rounding to nearest is monotone, so the exact real,
+// which lies in between, rounds to them as well: the rounded reference and
+// its decimal string are both right). This is mpfr_can_round's test, done
+// with the final rounding itself so that the format's subnormal grid, its
+// overflow threshold and E4M3's saturation or NaN are all part of it.
 // A real that is exactly a midpoint or a value of the format is never
 // certified by an interval; evaluate() must therefore report exactness, which
 // it reaches once p covers every bit of a dyadic result.
