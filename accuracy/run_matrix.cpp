@@ -140,8 +140,10 @@ struct InputCase {
 };
 
 // A deterministic permutation of the problem's elements (Fisher-Yates driven
-// by a SplitMix64 stream), applied to x and y alike. Row-wise problems are
-// permuted within each reduction.
+// by a SplitMix64 stream), applied to x and y alike: order[i] is the element
+// that lands at i. Row-wise reductions are permuted within themselves; the
+// norms, whose outputs are per element and whose gamma/beta are per column,
+// permute the columns, the same way in every row.
 TypedArray permuted(const TypedArray& a, const std::vector<std::int64_t>& order) {
   return std::visit(
       [&](const auto& v) {
@@ -152,8 +154,8 @@ TypedArray permuted(const TypedArray& a, const std::vector<std::int64_t>& order)
       a.data());
 }
 
-std::vector<std::int64_t> permutation(const ReductionProblem& p, std::uint64_t seed) {
-  std::vector<std::int64_t> order(std::size_t(p.rows * p.cols));
+std::vector<std::int64_t> shuffled_indices(std::int64_t n, std::uint64_t seed) {
+  std::vector<std::int64_t> order(std::size_t(std::max<std::int64_t>(n, 0)));
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = std::int64_t(i);
   std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0xD1B54A32D192ED03ull;
   auto next = [&]() {
@@ -162,13 +164,28 @@ std::vector<std::int64_t> permutation(const ReductionProblem& p, std::uint64_t s
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   };
-  const std::int64_t groups = p.reductions(), len = p.length();
-  for (std::int64_t g = 0; g < groups; ++g) {
-    // Index of element k of reduction g.
-    auto at = [&](std::int64_t k) -> std::int64_t& {
-      return p.axis == Axis::outer ? order[std::size_t(k * p.cols + g)] : order[std::size_t(g * p.cols + k)];
-    };
-    for (std::int64_t k = len - 1; k > 0; --k) std::swap(at(k), at(std::int64_t(next() % std::uint64_t(k + 1))));
+  for (std::int64_t k = n - 1; k > 0; --k)
+    std::swap(order[std::size_t(k)], order[std::size_t(next() % std::uint64_t(k + 1))]);
+  return order;
+}
+
+std::vector<std::int64_t> permutation(const ReductionProblem& p, std::uint64_t seed) {
+  std::vector<std::int64_t> order(std::size_t(p.rows * p.cols));
+  if (is_elementwise_output(p.op)) {
+    const auto cols = shuffled_indices(p.cols, seed);
+    for (std::int64_t r = 0; r < p.rows; ++r)
+      for (std::int64_t k = 0; k < p.cols; ++k)
+        order[std::size_t(r * p.cols + k)] = r * p.cols + cols[std::size_t(k)];
+    return order;
+  }
+  const std::int64_t len = p.length();
+  for (std::int64_t g = 0; g < p.reductions(); ++g) {
+    const auto within = shuffled_indices(len, seed + std::uint64_t(g) * 0x632BE59BD9B4E019ull);
+    for (std::int64_t k = 0; k < len; ++k) {
+      // Element k of reduction g, and the one that lands there.
+      auto index = [&](std::int64_t j) { return p.axis == Axis::outer ? j * p.cols + g : g * p.cols + j; };
+      order[std::size_t(index(k))] = index(within[std::size_t(k)]);
+    }
   }
   return order;
 }
@@ -201,8 +218,10 @@ class MatrixRunner {
         p.axis = axis;
         p.x = &in.x;
         p.y = in.y ? &*in.y : nullptr;
-        p.gamma = &in.gamma;
-        p.beta = &in.beta;
+        if (is_elementwise_output(op)) {  // the norms' weights, one per column
+          p.gamma = &in.gamma;
+          p.beta = &in.beta;
+        }
         p.eps = s_.eps;
         if (axis == Axis::all) {
           p.rows = 1;
@@ -356,19 +375,31 @@ class MatrixRunner {
   std::vector<double> run_permuted(const KernelSpec& spec, const ReductionProblem& p, std::uint64_t seed) {
     const auto order = permutation(p, seed);
     const TypedArray x = permuted(*p.x, order);
-    std::optional<TypedArray> y;
+    std::optional<TypedArray> y, gamma, beta;
     if (p.y) y = permuted(*p.y, order);
     ReductionProblem q = p;
     q.x = &x;
     q.y = y ? &*y : nullptr;
+    if (is_elementwise_output(p.op)) {
+      // The column order of the first row is the order of every row.
+      const std::vector<std::int64_t> cols(order.begin(), order.begin() + p.cols);
+      if (p.gamma) q.gamma = &gamma.emplace(permuted(*p.gamma, cols));
+      if (p.beta) q.beta = &beta.emplace(permuted(*p.beta, cols));
+    }
     const LaunchConfig cfg = launch_configs(spec, p.length()).front();
+    std::vector<double> v;
     if (gpu_) {
       gpu_->upload(q);
-      std::vector<double> v = gpu_->run(spec, cfg).values;
+      v = gpu_->run(spec, cfg).values;
       gpu_->upload(p);
-      return v;
+    } else {
+      v = run_model(spec, q, cfg, 0).values;
     }
-    return run_model(spec, q, cfg, 0).values;
+    if (!is_elementwise_output(p.op)) return v;
+    // Per-element outputs follow their elements: put them back in place.
+    std::vector<double> back(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) back[std::size_t(order[i])] = v[i];
+    return back;
   }
 
   std::optional<double> bound_ratio_of(const KernelSpec& spec, const ReductionProblem& p, const ProblemReference& ref,

@@ -290,7 +290,7 @@ int run(int argc, char** argv) {
                             {"fraction_of_cub", fc ? nlohmann::json(*fc) : nlohmann::json(nullptr)},
                             {"fraction_of_copy", fk ? nlohmann::json(*fk) : nlohmann::json(nullptr)},
                             {"status", r.status}};
-      j["rows"].push_back(row);
+      j["results"].push_back(row);
       std::string status = r.status;
       std::replace(status.begin(), status.end(), '"', '\'');
       csv << to_string(r.shape) << ',' << to_string(r.op) << ',' << to_string(r.in) << ',' << to_string(r.acc) << ','
