@@ -2,3 +2,8 @@
 add_executable(cli_tests ${CMAKE_CURRENT_LIST_DIR}/cli_options_test.cpp)
 target_link_libraries(cli_tests PRIVATE ulpscope_cli GTest::gtest_main)
 gtest_discover_tests(cli_tests)
+
+# --recommend (the lead's): the choice rule on hand-made cells, and one real CPU run.
+add_executable(recommend_tests ${CMAKE_CURRENT_LIST_DIR}/recommend_test.cpp)
+target_link_libraries(recommend_tests PRIVATE ulpscope_recommend GTest::gtest_main)
+gtest_discover_tests(recommend_tests PROPERTIES TIMEOUT 300)
