@@ -28,7 +28,7 @@ std::string MatrixSettings::to_json() const {
   nlohmann::json dists = nlohmann::json::array();
   for (const auto& d : distributions) dists.push_back(d.name());
   nlohmann::json axes = nlohmann::json::array();
-  for (Axis a : row_axes) axes.push_back(std::string(to_string(a)));
+  for (Axis a : this->axes) axes.push_back(std::string(to_string(a)));
   const nlohmann::json j = {
       {"ops", names(ops)},
       {"dtypes", names(dtypes)},
@@ -40,7 +40,7 @@ std::string MatrixSettings::to_json() const {
       {"out_dtype", out_dtype ? nlohmann::json(std::string(to_string(*out_dtype))) : nlohmann::json(nullptr)},
       {"saturation", std::string(to_string(saturation))},
       {"row_cols", row_cols},
-      {"row_axes", axes},
+      {"axes", axes},
       {"runs", runs},
       {"permutations", permutations},
       {"eps", eps},
@@ -71,7 +71,7 @@ MatrixSettings settings_from_json(const std::string& text) {
     s.ops = enums("ops", kOpNames);
     s.accumulators = enums("accumulators", kAccumulatorNames);
     s.shapes = enums("shapes", kShapeNames);
-    s.row_axes = enums("row_axes", kAxisNames);
+    s.axes = enums("axes", kAxisNames);
     for (const auto& name : list("dtypes")) {
       const auto d = parse_dtype(name);
       if (!d || *d == Dtype::fp64) throw std::invalid_argument("settings: unknown dtype '" + name + "'");
@@ -117,15 +117,13 @@ MatrixSettings default_matrix(bool full) {
   s.sizes = full ? std::vector<std::int64_t>{1, 33, 1023, 4097, (1 << 20) + 3, 1 << 24}
                  : std::vector<std::int64_t>{1023, (1 << 16) + 3};
   s.seeds = full ? std::vector<std::uint64_t>{1, 2, 3} : std::vector<std::uint64_t>{1};
-  s.row_axes = full ? std::vector<Axis>{Axis::inner, Axis::outer} : std::vector<Axis>{Axis::inner};
+  s.axes = full ? std::vector<Axis>{Axis::all, Axis::inner, Axis::outer} : std::vector<Axis>{Axis::all};
   s.runs = full ? 10 : 3;
   s.permutations = full ? 4 : 2;
   return s;
 }
 
 namespace {
-
-bool is_row_op(Op op) { return is_elementwise_output(op); }
 
 // One generated (or user-given) input and the arrays derived from it.
 struct InputCase {
@@ -209,10 +207,9 @@ class MatrixRunner {
   void run_input(const InputCase& in, std::vector<Cell>& out) {
     for (Op op : s_.ops) {
       if (takes_second_input(op) && !in.y) continue;
-      const bool rowwise = is_row_op(op);
-      const std::vector<Axis> axes = rowwise ? s_.row_axes : std::vector<Axis>{Axis::all};
+      // The norms normalise rows; the reductions run along the matrix's axes.
+      const std::vector<Axis> axes = is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s_.axes;
       for (Axis axis : axes) {
-        if (rowwise && axis == Axis::outer && is_elementwise_output(op)) continue;  // norms normalise rows
         ReductionProblem p;
         p.op = op;
         p.axis = axis;

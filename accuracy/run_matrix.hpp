@@ -30,8 +30,11 @@ struct MatrixSettings {
   std::vector<std::uint64_t> seeds;
   std::optional<Dtype> out_dtype;        // nullopt: SPEC's default per input format
   Saturation saturation = Saturation::satfinite;
-  std::int64_t row_cols = 4096;          // row-wise ops: [n / row_cols rows, row_cols]
-  std::vector<Axis> row_axes = {Axis::inner};
+  // Row-wise problems are [n / row_cols rows, row_cols]; the reductions run
+  // along each of `axes` (all: the whole array), the norms (rmsnorm,
+  // layernorm) always along the inner one.
+  std::int64_t row_cols = 4096;
+  std::vector<Axis> axes = {Axis::all};
   int runs = 3;                          // repeated runs per launch configuration (GPU; atomic model orders)
   int permutations = 2;                  // permuted copies of the input (order reproducibility)
   double eps = 1e-6;

@@ -51,7 +51,7 @@ MatrixSettings settings_from(const CliOptions& o) {
   if (!o.seeds.empty()) s.seeds = o.seeds;
   s.out_dtype = o.out_dtype;
   if (o.saturation) s.saturation = *o.saturation;
-  if (o.axis) s.row_axes = {*o.axis};
+  if (o.axis) s.axes = {*o.axis};
   if (o.cols) s.row_cols = *o.cols;
   if (o.runs > 0) s.runs = o.runs;
   return s;
@@ -72,7 +72,8 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
   }
   if (o.rows || o.cols) reshape(in, o.rows.value_or(in.rows * in.cols / o.cols.value_or(1)),
                                 o.cols.value_or(in.rows * in.cols / o.rows.value_or(1)));
-  for (Op op : s.ops) check_shape_fits(in, op, is_elementwise_output(op) ? Axis::inner : s.row_axes.front());
+  for (Op op : s.ops)
+    for (Axis axis : is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s.axes) check_shape_fits(in, op, axis);
   UserInput u;
   u.name = "file:" + std::filesystem::path(o.input_path).filename().string();
   u.rows = in.rows;

@@ -23,7 +23,6 @@ MatrixSettings recommend_matrix(const RecommendRequest& r) {
   // Norms: 32 rows of the given width; norm2 and sum: one vector of it.
   s.sizes = {rowwise ? 32 * r.hidden : r.hidden};
   s.row_cols = r.hidden;
-  s.row_axes = {Axis::inner};
   return s;
 }
 

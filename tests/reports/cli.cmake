@@ -7,3 +7,12 @@ gtest_discover_tests(cli_tests)
 add_executable(recommend_tests ${CMAKE_CURRENT_LIST_DIR}/recommend_test.cpp)
 target_link_libraries(recommend_tests PRIVATE ulpscope_recommend GTest::gtest_main)
 gtest_discover_tests(recommend_tests PROPERTIES TIMEOUT 300)
+
+# --input through the real program (the lead's).
+if(TARGET accuracy_report)
+  add_executable(input_cli_tests ${CMAKE_CURRENT_LIST_DIR}/input_cli_test.cpp)
+  target_link_libraries(input_cli_tests PRIVATE nlohmann_json::nlohmann_json GTest::gtest_main)
+  target_compile_definitions(input_cli_tests PRIVATE ULPSCOPE_ACCURACY_REPORT="$<TARGET_FILE:accuracy_report>")
+  add_dependencies(input_cli_tests accuracy_report)
+  gtest_discover_tests(input_cli_tests)
+endif()

@@ -1,0 +1,80 @@
+// accuracy_report --input x.npy --op sum --accumulator exact --backend cpu --format json:
+// reference.rounded is the correctly rounded sum of the file's values in its
+// dtype, reference.exact the exact value (issue 10, "Done when").
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <algorithm>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::filesystem::path temp_dir() {
+  auto d = std::filesystem::temp_directory_path() / ("ulpscope_input_cli_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+// A version 1.0 .npy file of little-endian float32 values, 1-D.
+void write_npy_f4(const std::filesystem::path& path, const std::vector<float>& v) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(v.size()) + ",), }";
+  while ((10 + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::ofstream f(path, std::ios::binary);
+  f.write("\x93NUMPY\x01\x00", 8);
+  const unsigned short len = static_cast<unsigned short>(header.size());
+  f.put(char(len & 0xFF));
+  f.put(char(len >> 8));
+  f << header;
+  f.write(reinterpret_cast<const char*>(v.data()), std::streamsize(v.size() * sizeof(float)));
+}
+
+struct ProgramRun {
+  int status;
+  std::string out;
+};
+
+ProgramRun run(const std::string& args) {
+  const auto out = temp_dir() / "out.txt";
+  const std::string cmd = std::string(ULPSCOPE_ACCURACY_REPORT) + " " + args + " > " + out.string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream f(out);
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, std::string(std::istreambuf_iterator<char>(f), {})};
+}
+
+TEST(InputCli, ExactSumOfAnNpyFileGivesTheRoundedAndTheExactReference) {
+  // 1e30 + 3 - 1e30 + 0.1f: the exact sum is 3 + 0.100000001490116119384765625.
+  const auto path = temp_dir() / "x.npy";
+  write_npy_f4(path, {1e30f, 3.0f, -1e30f, 0.1f});
+  const ProgramRun r = run("--input " + path.string() + " --op sum --accumulator exact --backend cpu --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["cells"].empty());
+  for (const auto& c : j["cells"]) {
+    EXPECT_EQ(c["distribution"], "file:x.npy");
+    EXPECT_EQ(c["n"], 4);
+    EXPECT_EQ(c["reference"]["exact"], "3.100000001490116119384765625e+00");
+    EXPECT_EQ(c["reference"]["rounded"], "0x1.8cccccp+1");  // RN_fp32(3.1000000014901...)
+    EXPECT_EQ(c["result"], c["reference"]["rounded"]);        // exact is correctly rounded
+    EXPECT_EQ(c["correctly_rounded"], true);
+  }
+}
+
+TEST(InputCli, MalformedOrMissingFilesExit2WithOneLine) {
+  const auto bad = temp_dir() / "bad.npy";
+  std::ofstream(bad, std::ios::binary) << "\x93NUMPY";
+  for (const std::string& path : {bad.string(), (temp_dir() / "missing.npy").string()}) {
+    const ProgramRun r = run("--input " + path + " --op sum --backend cpu --format json");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
+}
+
+}  // namespace
