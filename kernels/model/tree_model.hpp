@@ -49,24 +49,6 @@ typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const flo
   return R::partial(st);
 }
 
-// Whole array, steps 1-4: the partial the second pass's thread 0 holds.
-template <class R>
-typename R::Partial tree_whole(const float* x, const float* y, std::int64_t n, int vec,
-                               const LaunchConfig& cfg, const typename R::Params& pr) {
-  const int T = cfg.threads;
-  const TreeOrder o{n, vec, std::int64_t(cfg.blocks) * T};
-  std::vector<typename R::Partial> lanes(T), blocks(cfg.blocks);
-  for (int b = 0; b < cfg.blocks; ++b) {
-    for (int t = 0; t < T; ++t) lanes[t] = thread_partial<R>(o, std::int64_t(b) * T + t, x, y, pr);
-    blocks[b] = block_reduce<R>(lanes.data(), T);
-  }
-  for (int t = 0; t < T; ++t) {
-    lanes[t] = R::identity();
-    for (int i = t; i < cfg.blocks; i += T) R::merge(lanes[t], blocks[i]);
-  }
-  return block_reduce<R>(lanes.data(), T);
-}
-
 // The block partials of the first pass alone (the atomic shape's inputs).
 template <class R>
 std::vector<typename R::Partial> tree_block_partials(const float* x, const float* y, std::int64_t n, int vec,
@@ -79,6 +61,20 @@ std::vector<typename R::Partial> tree_block_partials(const float* x, const float
     blocks[b] = block_reduce<R>(lanes.data(), T);
   }
   return blocks;
+}
+
+// Whole array, steps 1-4: the partial the second pass's thread 0 holds.
+template <class R>
+typename R::Partial tree_whole(const float* x, const float* y, std::int64_t n, int vec,
+                               const LaunchConfig& cfg, const typename R::Params& pr) {
+  const int T = cfg.threads;
+  const std::vector<typename R::Partial> blocks = tree_block_partials<R>(x, y, n, vec, cfg, pr);
+  std::vector<typename R::Partial> lanes(T);
+  for (int t = 0; t < T; ++t) {
+    lanes[t] = R::identity();
+    for (int i = t; i < cfg.blocks; i += T) R::merge(lanes[t], blocks[i]);
+  }
+  return block_reduce<R>(lanes.data(), T);
 }
 
 // One row (or a whole array) in one block: steps 1-3 with G = T.
