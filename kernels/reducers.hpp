@@ -78,9 +78,18 @@ template <class Acc>
 struct is_exact_sum {
   static constexpr bool value = false;
 };
-template <int L, int D, std::uint32_t F>
-struct is_exact_sum<ExactSumOf<L, D, F>> {
+template <int L, int D, std::uint32_t F, int T, int M>
+struct is_exact_sum<ExactSumOf<L, D, F, T, M>> {
   static constexpr bool value = true;
+};
+
+template <class Acc, int W>
+struct exact_groups {
+  static constexpr bool value = false;
+};
+template <int L, int D, std::uint32_t F, int T, int M, int W>
+struct exact_groups<ExactSumOf<L, D, F, T, M>, W> {
+  static constexpr bool value = ExactSumOf<L, D, F, T, M>::template groups<W>;
 };
 
 // sum, mean (value); sumsq, norm2, rms (square); dot (product).
@@ -97,6 +106,14 @@ struct SumReducer {
     if constexpr (K == TermKind::value) Acc::add(st, Acc::term(x));
     else if constexpr (K == TermKind::square) Acc::add(st, Acc::product(x, x));
     else Acc::add(st, Acc::product(x, y));
+  }
+  // W values at once where the accumulator has a faster exact way (exact sums
+  // of narrow formats: exact_sum.hpp, add_group); the same result as W adds.
+  template <int W>
+  static constexpr bool adds_groups = K == TermKind::value && exact_groups<Acc, W>::value;
+  template <int W>
+  ULPSCOPE_HD static void add_group(State& st, const float* x) {
+    Acc::template add_group<W>(st, x);
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return Acc::partial(st); }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
@@ -116,6 +133,20 @@ struct SumReducer {
     return f;
   }
 };
+
+// Whether reducer R adds a whole vector of W values at once (SumReducer's
+// adds_groups); the tree kernels and their models then call R::add_group.
+template <class R, int W>
+struct reducer_groups {
+  static constexpr bool value = false;
+};
+template <class R, int W>
+  requires requires { R::template adds_groups<W>; }
+struct reducer_groups<R, W> {
+  static constexpr bool value = R::template adds_groups<W>;
+};
+template <class R, int W>
+inline constexpr bool reducer_adds_groups = reducer_groups<R, W>::value;
 
 // max, min, amax.
 template <Extremum K>

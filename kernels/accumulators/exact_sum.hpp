@@ -9,10 +9,20 @@
 // from the integer takes it to the output format (round to nearest, ties to
 // even, subnormals, overflow), with no double rounding through fp64.
 //
-// SPEC.md's note: for fp16 and fp8 every value is a multiple of the smallest
-// subnormal in a narrow range, so a thread may first add up to FastEvery terms
-// in a plain double, which cannot round while |sum| < 2^(53 + Low), and only
-// then spill that double into the integer.
+// The integer is slow to update (Digits 64-bit adds per term), so a thread
+// first adds in a plain double and spills into the integer only when exactness
+// is not guaranteed:
+// - fp16 and fp8 (FastEvery > 0): every term is a multiple of 2^Low below
+//   2^Top, so FastEvery = 2^(53 + Low - Top) terms cannot round a double
+//   (SPEC.md's note); the run is spilled every FastEvery terms. A vector of W
+//   such values is first added in float by magnitude bins whose W-term sums
+//   are exact in float (add_group), saving the float-to-double conversion of
+//   each element, the bottleneck at one byte per element.
+// - fp32, bf16 and products (FastEvery = 0): each double addition is checked
+//   to be exact (t - s == x and t - x == s: with |s| >= |x|, t - s is exact
+//   (Dekker 1971, Fast2Sum), so equality means a zero rounding error; the
+//   other test covers |x| > |s|); a term whose addition would round goes to
+//   the integer instead. Either way the result is the exact sum.
 #include <cstdint>
 
 #include "formats/binary_format.hpp"
@@ -23,8 +33,10 @@
 namespace ulpscope {
 
 // Low: exponent of the least significant digit; Digits: how many 32-bit
-// digits; FastEvery: terms per exact double run before spilling (0: none).
-template <int Low, int Digits, std::uint32_t FastEvery>
+// digits; FastEvery: terms per exact double run before spilling (0: checked
+// additions); Top: every term is below 2^Top; ManBits: the input format's
+// stored mantissa bits (-1 for products: no float bins).
+template <int Low, int Digits, std::uint32_t FastEvery, int Top = 0, int ManBits = -1>
 struct ExactSumOf {
   using term_t = double;
   using value_t = double;
@@ -104,23 +116,95 @@ struct ExactSumOf {
     }
   }
 
+  ULPSCOPE_HD static void spill_run(State& st) {
+    spill(st, st.run);
+    st.run = -0.0;
+    st.run_terms = 0;
+  }
+
   ULPSCOPE_HD static void add(State& st, term_t t) {
     if constexpr (FastEvery > 0) {
+      if (st.run_terms >= FastEvery) spill_run(st);
       st.run = rn::add(st.run, t);  // exact: see the note at the top
-      if (++st.run_terms == FastEvery) {
-        spill(st, st.run);
-        st.run = -0.0;
-        st.run_terms = 0;
-      }
+      ++st.run_terms;
     } else {
-      spill(st, t);
+      const double s = rn::add(st.run, t);
+      if (rn::sub(s, st.run) == t && rn::sub(s, t) == st.run) st.run = s;  // exact (note at the top)
+      else spill(st, t);  // would round; also infinities and NaN
     }
+  }
+
+  // Float bins for groups of W input values: bin k holds the values with
+  // 2^bound[k-1] <= |x| < 2^bound[k], multiples of 2^quantum[k]; bound[k] is
+  // chosen so that any W of them add exactly in float (24 bits).
+  template <int W>
+  struct Bins {
+    static constexpr int log2w = W <= 1 ? 0 : (W <= 2 ? 1 : (W <= 4 ? 2 : (W <= 8 ? 3 : (W <= 16 ? 4 : 5))));
+    static constexpr int kMax = 3;
+    struct Plan {
+      int count = 0;  // 0: no plan of at most kMax bins
+      int bound[kMax] = {};
+      float limit[kMax] = {};  // 2^bound
+    };
+    static constexpr float pow2f(int e) {
+      float v = 1.0f;
+      for (; e > 0; --e) v *= 2.0f;
+      for (; e < 0; ++e) v *= 0.5f;
+      return v;
+    }
+    static constexpr Plan plan() {
+      Plan p;
+      if (ManBits < 0 || FastEvery == 0) return p;
+      int quantum = Low;
+      for (int k = 0; k < kMax; ++k) {
+        const int hi = quantum + 24 - log2w;
+        if (hi >= Top) {
+          p.bound[k] = Top;
+          p.limit[k] = pow2f(Top);
+          p.count = k + 1;
+          return p;
+        }
+        p.bound[k] = hi;
+        p.limit[k] = pow2f(hi);
+        quantum = hi - ManBits;
+      }
+      return p;
+    }
+    static constexpr Plan kPlan = plan();
+  };
+  template <int W>
+  static constexpr bool groups = Bins<W>::kPlan.count > 0;
+
+  // W input values at once (only where groups<W>): the same exact sum as W
+  // calls of add(), in float bins first. A group counts as W terms against
+  // FastEvery, as its bins' total is below W * 2^Top.
+  template <int W>
+  ULPSCOPE_HD static void add_group(State& st, const float* x) {
+    constexpr auto plan = Bins<W>::kPlan;
+    constexpr int nb = plan.count;
+    static_assert(nb > 0, "add_group needs a bin plan (groups<W>)");
+    if (st.run_terms > FastEvery - W) spill_run(st);
+    float bin[nb];
+    for (int k = 0; k < nb; ++k) bin[k] = -0.0f;
+    for (int j = 0; j < W; ++j) {
+      const float a = x[j] < 0.0f ? -x[j] : x[j];
+      for (int k = 0; k < nb; ++k) {
+        // Adding -0 leaves a bin unchanged (+0 is added); NaN lands in bin 0.
+        const bool above = k == 0 || a >= plan.limit[k - 1];
+        const bool below = k == nb - 1 || !(a >= plan.limit[k]);
+        bin[k] = rn::add(bin[k], above && below ? x[j] : -0.0f);
+      }
+    }
+    for (int k = 0; k < nb; ++k) st.run = rn::add(st.run, double(bin[k]));
+    st.run_terms += W;
   }
 
   ULPSCOPE_HD static Partial partial(const State& st) {
     State s = st;
     if constexpr (FastEvery > 0) {
       if (s.run_terms > 0) deposit(s.acc, s.run);
+    } else {
+      deposit(s.acc, s.run);  // -0 (nothing added) is a no-op
     }
     carry(s.acc);
     return s.acc;
@@ -212,7 +296,7 @@ struct ExactLayout {
   static constexpr int fast_log2 = 53 + quantum - top;
   static constexpr std::uint32_t fast_every =
       fast_log2 <= 0 ? 0u : (fast_log2 >= 30 ? (1u << 30) : (1u << fast_log2));
-  using type = ExactSumOf<quantum, digits, fast_every>;
+  using type = ExactSumOf<quantum, digits, fast_every, top, Squared ? -1 : F::man_bits>;
 };
 
 template <class F, bool Squared>

@@ -3,6 +3,7 @@
 // (and the serial and atomic orders) over any reducer, on inputs already
 // widened to float (exact for every input format).
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/reducers.hpp"
@@ -37,11 +38,25 @@ typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const flo
                                    const typename R::Params& pr) {
   auto st = R::start();
   const std::int64_t nv = o.vectors();
-  for (std::int64_t v = g; v < nv; v += o.threads)
-    for (int j = 0; j < o.vec; ++j) {
-      const std::int64_t i = v * o.vec + j;
-      R::add(st, x[i], y ? y[i] : 0.0f, pr);
+  // A whole vector at once where the kernel does so (tree_agent.cuh).
+  auto add_vector = [&]<int W>(std::integral_constant<int, W>, std::int64_t v) {
+    if constexpr (reducer_adds_groups<R, W>) {
+      if (!y) return R::template add_group<W>(st, x + v * W);
     }
+    for (int j = 0; j < W; ++j) R::add(st, x[v * W + j], y ? y[v * W + j] : 0.0f, pr);
+  };
+  for (std::int64_t v = g; v < nv; v += o.threads) {
+    switch (o.vec) {
+      case 16: add_vector(std::integral_constant<int, 16>{}, v); break;
+      case 8: add_vector(std::integral_constant<int, 8>{}, v); break;
+      case 4: add_vector(std::integral_constant<int, 4>{}, v); break;
+      default:
+        for (int j = 0; j < o.vec; ++j) {
+          const std::int64_t i = v * o.vec + j;
+          R::add(st, x[i], y ? y[i] : 0.0f, pr);
+        }
+    }
+  }
   if (g < o.tail()) {
     const std::int64_t i = o.tail_begin() + g;
     R::add(st, x[i], y ? y[i] : 0.0f, pr);

@@ -58,8 +58,12 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
       float a[W], b[W];
       widen_vector(xa, a);
       if constexpr (Y) widen_vector(*ya, b);
+      if constexpr (!Y && reducer_adds_groups<R, W>) {
+        R::template add_group<W>(st, a);
+      } else {
 #pragma unroll
-      for (int j = 0; j < W; ++j) R::add(st, a[j], Y ? b[j] : 0.0f, pr);
+        for (int j = 0; j < W; ++j) R::add(st, a[j], Y ? b[j] : 0.0f, pr);
+      }
     };
     std::int64_t v = g;
     for (; v + o.threads < nv; v += 2 * o.threads) {

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "kernels/accumulators/exact_sum.hpp"
 #include "kernels/model.hpp"
 #include "model_test_support.hpp"
 
@@ -166,6 +168,79 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) {
       return std::string(to_string(info.param.in)) + "_" + std::string(to_string(info.param.op));
     });
+
+// The exact accumulator's shortcuts (exact_sum.hpp) against one deposit per
+// term: float bins for a vector of narrow values (add_group), the checked
+// double run for fp32, bf16 and products. Special values included: a NaN, an
+// infinity of either sign, both zeros, subnormals, the largest value.
+template <class F, int W>
+void expect_groups_equal_single_adds(Dtype d) {
+  using Acc = ExactSum<F, false>;
+  static_assert(Acc::template groups<W>, "a narrow format has a bin plan");
+  const FormatInfo& info = format_info(d);
+  std::vector<double> pool = {0.0, -0.0, info.min_subnormal, -info.min_subnormal, info.max_finite,
+                              -info.max_finite, 1.0, -1.0, 0x1p-3, 0x1p4, 0x1p8};
+  std::uint64_t s = 12345;
+  for (int i = 0; i < 64; ++i) {
+    const double e = std::log2(info.min_subnormal) + test::uniform01(s) * (std::log2(info.max_finite) -
+                                                                           std::log2(info.min_subnormal));
+    pool.push_back((test::mix(s) & 1 ? -1.0 : 1.0) * std::exp2(e));
+  }
+  std::vector<double> specials = {std::numeric_limits<double>::quiet_NaN()};
+  if (info.has_infinity) {
+    specials.push_back(std::numeric_limits<double>::infinity());
+    specials.push_back(-std::numeric_limits<double>::infinity());
+  }
+  for (int trial = 0; trial < 3000; ++trial) {
+    auto g = Acc::start(), one = Acc::start();
+    const int groups = 1 + int(test::mix(s) % 3);
+    for (int k = 0; k < groups; ++k) {
+      float x[W];
+      for (int j = 0; j < W; ++j) {
+        double v = pool[test::mix(s) % pool.size()];
+        if (trial % 10 == 0 && test::mix(s) % 16 == 0) v = specials[test::mix(s) % specials.size()];
+        x[j] = float(decode<F>(encode<F>(v, Saturation::satfinite)));  // a value of F
+        if (std::isnan(v)) x[j] = std::numeric_limits<float>::quiet_NaN();
+        else if (std::isinf(v)) x[j] = float(v);
+      }
+      Acc::template add_group<W>(g, x);
+      for (int j = 0; j < W; ++j) Acc::add(one, Acc::term(x[j]));
+    }
+    const auto pg = Acc::partial(g), po = Acc::partial(one);
+    for (int d = 0; d < Acc::digits; ++d) ASSERT_EQ(pg.limb[d], po.limb[d]) << "trial " << trial << " digit " << d;
+    ASSERT_EQ(pg.flags, po.flags) << "trial " << trial;
+  }
+}
+
+TEST(ExactAccumulator, VectorGroupsInFloatBinsGiveTheSameInteger) {
+  expect_groups_equal_single_adds<Fp16Format, 8>(Dtype::fp16);
+  expect_groups_equal_single_adds<Fp8E4M3Format, 16>(Dtype::fp8_e4m3);
+  expect_groups_equal_single_adds<Fp8E5M2Format, 16>(Dtype::fp8_e5m2);
+}
+
+TEST(ExactAccumulator, CheckedDoubleRunIsExact) {
+  // Terms whose double sum rounds (1 + 2^-60), cancels (2^100 - 2^100), or
+  // overflows float's range, against the integer alone.
+  using Acc = ExactSum<Fp32Format, false>;
+  static_assert(!Acc::template groups<4>, "fp32 has no float bins: checked adds");
+  const std::vector<std::vector<double>> cases = {
+      {1.0, 0x1p-60, -1.0},           {0x1p100, 1.0, -0x1p100, 0x1p-149},
+      {0x1.fffffep127, 0x1.fffffep127, -0x1.fffffep127}, {-0.0, -0.0},
+      {-0.0, 0.0},                    {1.0, -1.0},
+      {0x1p-149, 0x1p-149, 0x1p-126}, {3.0, std::numeric_limits<double>::infinity(), 1.0}};
+  for (const auto& c : cases) {
+    auto st = Acc::start();
+    auto ref = Acc::identity();
+    for (double v : c) {
+      Acc::add(st, Acc::term(float(v)));
+      Acc::deposit(ref, double(float(v)));
+    }
+    auto p = Acc::partial(st);
+    Acc::carry(ref);
+    for (int d = 0; d < Acc::digits; ++d) EXPECT_EQ(p.limb[d], ref.limb[d]) << "digit " << d;
+    EXPECT_EQ(p.flags, ref.flags);
+  }
+}
 
 // Hard cases for the final rounding: ties, ties broken by a far sticky bit,
 // results in the subnormal range and at the overflow threshold.
