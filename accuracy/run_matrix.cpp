@@ -7,8 +7,10 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <thread>
+#include <variant>
 
 #include "accuracy/counter_rng.hpp"
 #include "accuracy/metrics.hpp"
@@ -46,6 +48,13 @@ std::string MatrixSettings::to_json() const {
       {"permutations", permutations},
       {"eps", eps},
   };
+  // Written only when there are some, so that reports of the built-in
+  // matrix keep their settings (and stay comparable with older baselines).
+  if (!user_kernels.empty()) {
+    nlohmann::json with = j;
+    with["user_kernels"] = user_kernels;
+    return with.dump();
+  }
   return j.dump();
 }
 
@@ -92,6 +101,7 @@ MatrixSettings settings_from_json(const std::string& text) {
     s.runs = j.at("runs").get<int>();
     s.permutations = j.at("permutations").get<int>();
     s.eps = j.at("eps").get<double>();
+    if (j.contains("user_kernels")) s.user_kernels = j.at("user_kernels").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("settings: ") + e.what());
   }
@@ -185,6 +195,27 @@ std::vector<std::int64_t> permutation(const ReductionProblem& p, std::uint64_t s
   return order;
 }
 
+// One kernel as the measurement sees it: how to run it on a problem (on the
+// GPU, the uploaded one), over which configurations, and what else it can
+// tell (a bit-exact model, its throughput, an a-priori bound). Built-in
+// kernels and users' kernels (accuracy/user_kernel.hpp) both become one, so
+// that every cell is made by the same code (MatrixRunner::measure).
+struct KernelUnderTest {
+  std::vector<LaunchConfig> configs;  // the first is the default one
+  int runs = 1;                       // repeated runs of the default configuration
+  bool on_gpu = false;                // runs the uploaded problem
+  std::function<ReductionResult(const ReductionProblem&, const LaunchConfig&, std::uint64_t run)> run;
+  // Whether a configuration's result equals the model's bits; empty where
+  // there is no bit-exact model to compare with.
+  std::function<bool(const ReductionProblem&, const LaunchConfig&, const std::vector<double>&)> matches_model;
+  std::function<GpuBackend::Timing()> time;  // empty: not timed (CPU)
+  // Measured error of output i over the a-priori bound; empty where the
+  // kernel's algorithm is not known.
+  std::function<std::optional<double>(const ProblemReference&, const ReductionProblem&, const ReductionResult&,
+                                      std::size_t)>
+      bound_ratio;
+};
+
 struct KernelRuns {
   std::vector<std::vector<double>> per_config;  // first run of each configuration
   std::vector<std::vector<double>> all_runs;    // every run of the default configuration
@@ -193,13 +224,58 @@ struct KernelRuns {
   std::optional<GpuBackend::Timing> timing;
 };
 
+// A user kernel's arguments over host arrays.
+KernelArgs host_args(const UserKernel& u, const ReductionProblem& p, const LaunchConfig& cfg, void* out) {
+  KernelArgs a;
+  a.op = u.op;
+  a.axis = p.axis;
+  a.in_dtype = u.in;
+  a.out_dtype = u.out;
+  a.out = out;
+  a.rows = p.axis == Axis::all ? 1 : p.rows;
+  a.cols = p.axis == Axis::all ? p.rows * p.cols : p.cols;
+  a.x = p.x ? p.x->raw() : nullptr;
+  a.y = p.y ? p.y->raw() : nullptr;
+  a.gamma = p.gamma ? p.gamma->raw() : nullptr;
+  a.beta = p.beta ? p.beta->raw() : nullptr;
+  a.eps = p.eps;
+  a.config = cfg;
+  return a;
+}
+
+// The references of one problem, computed on first use for each output
+// format and shared by every kernel (built-in and user) that runs on it.
+class SharedReferences {
+ public:
+  SharedReferences(const ReductionProblem& p, Saturation sat) : p_(p), sat_(sat) {}
+  const ProblemReference& get(Dtype out) {
+    auto it = refs_.find(out);
+    if (it == refs_.end()) {
+      try {
+        it = refs_.emplace(out, compute_problem_reference(p_, out, sat_)).first;
+      } catch (const std::exception& e) {
+        it = refs_.emplace(out, std::string(e.what())).first;
+      }
+    }
+    if (const auto* why = std::get_if<std::string>(&it->second)) throw std::runtime_error("reference: " + *why);
+    return std::get<ProblemReference>(it->second);
+  }
+
+ private:
+  const ReductionProblem& p_;
+  Saturation sat_;
+  std::map<Dtype, std::variant<ProblemReference, std::string>> refs_;
+};
+
 }  // namespace
 
 namespace {
 
 class MatrixRunner {
  public:
-  MatrixRunner(const MatrixSettings& s, GpuBackend* gpu) : s_(s), gpu_(gpu) {}
+  MatrixRunner(const MatrixSettings& s, GpuBackend* gpu, const std::vector<UserKernel>& user_kernels,
+               std::mutex* serialise)
+      : s_(s), gpu_(gpu), user_kernels_(user_kernels), serialise_(serialise) {}
 
   void run_input(const InputCase& in, std::vector<Cell>& out) {
     for (Op op : s_.ops) {
@@ -233,8 +309,7 @@ class MatrixRunner {
 
  private:
   void run_op(const InputCase& in, const ReductionProblem& p, Dtype out_dtype, std::vector<Cell>& out) {
-    std::optional<ProblemReference> ref;  // computed on first use, shared by every kernel
-    std::string ref_error;
+    SharedReferences refs(p, s_.saturation);
     if (gpu_) gpu_->upload(p);
     for (Accumulator acc : s_.accumulators) {
       for (Shape shape : s_.shapes) {
@@ -243,32 +318,42 @@ class MatrixRunner {
         // no model and exist on the GPU only.
         if (has_cpu_model(shape) && unsupported(spec, p.axis)) continue;
         if (gpu_ ? bool(GpuBackend::unavailable(spec, p.axis)) : !has_cpu_model(shape)) continue;
-        Cell c = blank_cell(in, p, spec);
-        try {
-          if (!ref && ref_error.empty()) {
-            try {
-              ref = compute_problem_reference(p, out_dtype, s_.saturation);
-            } catch (const std::exception& e) {
-              ref_error = e.what();
-            }
-          }
-          if (!ref) throw std::runtime_error("reference: " + ref_error);
-          measure(spec, p, *ref, c);
-        } catch (const std::exception& e) {
-          c.status = std::string("failed: ") + e.what();
-        }
+        Cell c = blank_cell(in, p, out_dtype, std::string(to_string(acc)), std::string(to_string(shape)));
+        measure_cell([&] { return builtin_kernel(spec, p); }, p, out_dtype, refs, c);
         out.push_back(std::move(c));
       }
     }
+    for (const UserKernel& u : user_kernels_) {
+      const auto axes = kernel_axes(u);
+      if (u.op != p.op || u.in != in.dtype || std::find(axes.begin(), axes.end(), p.axis) == axes.end()) continue;
+      if (!runs_here(u)) continue;  // listed as unavailable by run_matrix
+      Cell c = blank_cell(in, p, u.out, u.accumulator, u.name);
+      measure_cell([&] { return user_kernel(u, p); }, p, u.out, refs, c);
+      out.push_back(std::move(c));
+    }
   }
 
-  Cell blank_cell(const InputCase& in, const ReductionProblem& p, const KernelSpec& spec) const {
+  template <class MakeKernel>
+  void measure_cell(MakeKernel&& make, const ReductionProblem& p, Dtype out_dtype, SharedReferences& refs,
+                    Cell& c) {
+    try {
+      const ProblemReference& ref = refs.get(out_dtype);
+      measure(make(), p, out_dtype, ref, c);
+    } catch (const std::exception& e) {
+      c.status = std::string("failed: ") + e.what();
+    } catch (...) {
+      c.status = "failed: the kernel threw something that is not a std::exception";
+    }
+  }
+
+  Cell blank_cell(const InputCase& in, const ReductionProblem& p, Dtype out_dtype, std::string accumulator,
+                  std::string shape) const {
     Cell c;
-    c.op = to_string(spec.op);
-    c.dtype = to_string(spec.in);
-    c.out_dtype = to_string(spec.out);
-    c.accumulator = to_string(spec.acc);
-    c.shape = to_string(spec.shape);
+    c.op = to_string(p.op);
+    c.dtype = to_string(in.dtype);
+    c.out_dtype = to_string(out_dtype);
+    c.accumulator = std::move(accumulator);
+    c.shape = std::move(shape);
     c.distribution = in.distribution;
     c.n = p.rows * p.cols;
     c.seed = in.seed;
@@ -277,44 +362,124 @@ class MatrixRunner {
       c.rows = p.rows;
       c.cols = p.cols;
     }
-    if (is_fp8(spec.out)) c.saturation = to_string(spec.sat);
+    if (is_fp8(out_dtype)) c.saturation = to_string(s_.saturation);
     c.note = in.note;
     return c;
   }
 
-  ReductionResult execute(const KernelSpec& spec, const ReductionProblem& p, const LaunchConfig& cfg,
-                          std::uint64_t run) {
-    if (gpu_) return gpu_->run(spec, cfg);
-    return run_model(spec, p, cfg, run);
-  }
-
-  KernelRuns run_kernel(const KernelSpec& spec, const ReductionProblem& p) {
-    KernelRuns k;
-    const auto configs = launch_configs(spec, p.length());
+  KernelUnderTest builtin_kernel(const KernelSpec& spec, const ReductionProblem& p) const {
+    KernelUnderTest k;
+    k.configs = launch_configs(spec, p.length());
     // The CPU models of deterministic shapes give the same bits on every run:
     // they are run once per configuration; the atomic model draws one order
     // of block partials per run.
     const bool repeat = gpu_ || !is_deterministic_order(spec.shape);
-    const int runs = repeat ? std::max(1, s_.runs) : 1;
-    for (std::size_t ci = 0; ci < configs.size(); ++ci) {
-      for (int r = 0; r < (ci == 0 ? runs : 1); ++r) {
-        ReductionResult res = execute(spec, p, configs[ci], std::uint64_t(r));
+    k.runs = repeat ? std::max(1, s_.runs) : 1;
+    k.on_gpu = gpu_ != nullptr;
+    GpuBackend* gpu = gpu_;
+    k.run = [gpu, spec](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t run) {
+      return gpu ? gpu->run(spec, cfg) : run_model(spec, q, cfg, run);
+    };
+    if (gpu && has_cpu_model(spec.shape) && model_is_bit_exact(spec))
+      k.matches_model = [spec](const ReductionProblem& q, const LaunchConfig& cfg, const std::vector<double>& got) {
+        return distinct_results({got, run_model(spec, q, cfg).values}) == 1;
+      };
+    if (gpu) k.time = [gpu, spec, cfg = k.configs.front()] { return gpu->time(spec, cfg, 3, 10); };
+    k.bound_ratio = [spec, cfg = k.configs.front()](const ProblemReference& ref, const ReductionProblem& q,
+                                                     const ReductionResult& res, std::size_t i) {
+      const std::int64_t depth = addition_depth(spec, q.axis, q.length(), cfg);
+      return ref.bound_ratio(spec, q, depth, res.values[i], i);
+    };
+    return k;
+  }
+
+  bool runs_here(const UserKernel& u) const { return (gpu_ && u.run_device) || u.run_host || u.model; }
+
+  // A user's host function on the problem's host arrays; serialised when the
+  // kernel is not reentrant.
+  ReductionResult call_host(const UserKernel& u, const std::function<void(const KernelArgs&)>& f,
+                            const ReductionProblem& q, const LaunchConfig& cfg) const {
+    const std::size_t count = std::size_t(output_count(u.op, q.axis, q.rows, q.cols));
+    std::vector<unsigned char> bytes(count * element_bytes(u.out), 0xFF);
+    const KernelArgs a = host_args(u, q, cfg, bytes.data());
+    if (!u.reentrant) {
+      std::lock_guard lock(*serialise_);
+      f(a);
+    } else {
+      f(a);
+    }
+    return ReductionResult{decode_outputs(bytes.data(), u.out, count), {}};
+  }
+
+  KernelUnderTest user_kernel(const UserKernel& u, const ReductionProblem& p) const {
+    KernelUnderTest k;
+    k.configs = kernel_configs(u);
+    k.runs = std::max(1, s_.runs);
+    k.on_gpu = gpu_ && u.run_device;
+    if (!k.on_gpu) {
+      const auto& host = u.run_host ? u.run_host : u.model;
+      k.run = [this, &u, &host](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t) {
+        return call_host(u, host, q, cfg);
+      };
+      return k;
+    }
+    GpuBackend* gpu = gpu_;
+    const std::size_t count = std::size_t(output_count(u.op, p.axis, p.rows, p.cols));
+    const std::size_t bytes = count * element_bytes(u.out);
+    auto launch_with = [&u](const LaunchConfig& cfg) {
+      return [&u, cfg](const GpuBackend::UploadedArrays& a, void* out, void* stream) {
+        KernelArgs args;
+        args.op = u.op;
+        args.axis = a.axis;
+        args.in_dtype = u.in;
+        args.out_dtype = u.out;
+        args.rows = a.rows;
+        args.cols = a.cols;
+        args.x = a.x;
+        args.y = a.y;
+        args.gamma = a.gamma;
+        args.beta = a.beta;
+        args.eps = a.eps;
+        args.out = out;
+        args.config = cfg;
+        u.run_device(args, stream);
+      };
+    };
+    k.run = [gpu, &u, count, bytes, launch_with](const ReductionProblem&, const LaunchConfig& cfg, std::uint64_t) {
+      const auto got = gpu->run_launch(launch_with(cfg), bytes, u.name);
+      return ReductionResult{decode_outputs(got.data(), u.out, count), {}};
+    };
+    if (u.model)
+      k.matches_model = [this, &u](const ReductionProblem& q, const LaunchConfig& cfg, const std::vector<double>& got) {
+        return distinct_results({got, call_host(u, u.model, q, cfg).values}) == 1;
+      };
+    k.time = [gpu, &u, bytes, launch = launch_with(k.configs.front())] {
+      return gpu->time_launch(launch, bytes, 3, 10, u.name);
+    };
+    return k;
+  }
+
+  KernelRuns run_kernel(const KernelUnderTest& kut, const ReductionProblem& p) const {
+    KernelRuns k;
+    for (std::size_t ci = 0; ci < kut.configs.size(); ++ci) {
+      for (int r = 0; r < (ci == 0 ? kut.runs : 1); ++r) {
+        ReductionResult res = kut.run(p, kut.configs[ci], std::uint64_t(r));
         if (ci == 0) k.all_runs.push_back(res.values);
         if (r == 0) k.per_config.push_back(res.values);
         if (ci == 0 && r == 0) k.first = std::move(res);
       }
-      if (gpu_ && has_cpu_model(spec.shape) && model_is_bit_exact(spec)) {
-        const ReductionResult model = run_model(spec, p, configs[ci]);
-        const bool same = distinct_results({k.per_config.back(), model.values}) == 1;
+      if (kut.matches_model) {
+        const bool same = kut.matches_model(p, kut.configs[ci], k.per_config.back());
         k.matches_model = k.matches_model.value_or(true) && same;
       }
     }
-    if (gpu_) k.timing = gpu_->time(spec, configs.front(), 3, 10);
+    if (kut.time) k.timing = kut.time();
     return k;
   }
 
-  void measure(const KernelSpec& spec, const ReductionProblem& p, const ProblemReference& ref, Cell& c) {
-    KernelRuns k = run_kernel(spec, p);
+  void measure(const KernelUnderTest& kut, const ReductionProblem& p, Dtype out_dtype, const ProblemReference& ref,
+               Cell& c) {
+    KernelRuns k = run_kernel(kut, p);
     const ReductionResult& res = k.first;
     if (res.values.size() != ref.outputs.size())
       throw std::runtime_error(fmt::format("kernel gave {} outputs, the reference has {}", res.values.size(),
@@ -327,7 +492,7 @@ class MatrixRunner {
     bool all_cr = true;
     for (std::size_t i = 0; i < res.values.size(); ++i) {
       std::string note;
-      const auto ulps = ulp_error(res.values[i], ref.outputs[i].exact, spec.out, &note);
+      const auto ulps = ulp_error(res.values[i], ref.outputs[i].exact, out_dtype, &note);
       const double rank = ulps ? *ulps : HUGE_VAL;  // a non-finite mismatch is worst
       if (rank > worst_rank) {
         worst_rank = rank;
@@ -347,7 +512,7 @@ class MatrixRunner {
       c.component = ref.component_name(worst);
       if (!res.unrounded.empty()) c.rel_error = rel_error(res.unrounded[worst], r.exact);
       c.condition = ref.condition(worst);
-      c.bound_ratio = bound_ratio_of(spec, p, ref, res, worst);
+      if (kut.bound_ratio) c.bound_ratio = kut.bound_ratio(ref, p, res, worst);
     }
     c.correctly_rounded = all_cr;
     c.matches_model = k.matches_model;
@@ -357,7 +522,7 @@ class MatrixRunner {
     c.distinct_across_configs = distinct_results(k.per_config);
     if (s_.permutations > 0 && p.length() > 1) {
       std::vector<std::vector<double>> perm_results{res.values};
-      for (int i = 1; i <= s_.permutations; ++i) perm_results.push_back(run_permuted(spec, p, std::uint64_t(i)));
+      for (int i = 1; i <= s_.permutations; ++i) perm_results.push_back(run_permuted(kut, p, std::uint64_t(i)));
       c.permutations = int(perm_results.size());
       c.distinct_across_permutations = distinct_results(perm_results);
     }
@@ -368,7 +533,7 @@ class MatrixRunner {
     }
   }
 
-  std::vector<double> run_permuted(const KernelSpec& spec, const ReductionProblem& p, std::uint64_t seed) {
+  std::vector<double> run_permuted(const KernelUnderTest& kut, const ReductionProblem& p, std::uint64_t seed) {
     const auto order = permutation(p, seed);
     const TypedArray x = permuted(*p.x, order);
     std::optional<TypedArray> y, gamma, beta;
@@ -382,14 +547,14 @@ class MatrixRunner {
       if (p.gamma) q.gamma = &gamma.emplace(permuted(*p.gamma, cols));
       if (p.beta) q.beta = &beta.emplace(permuted(*p.beta, cols));
     }
-    const LaunchConfig cfg = launch_configs(spec, p.length()).front();
+    const LaunchConfig& cfg = kut.configs.front();
     std::vector<double> v;
-    if (gpu_) {
+    if (kut.on_gpu) {
       gpu_->upload(q);
-      v = gpu_->run(spec, cfg).values;
+      v = kut.run(q, cfg, 0).values;
       gpu_->upload(p);
     } else {
-      v = run_model(spec, q, cfg, 0).values;
+      v = kut.run(q, cfg, 0).values;
     }
     if (!is_elementwise_output(p.op)) return v;
     // Per-element outputs follow their elements: put them back in place.
@@ -398,19 +563,14 @@ class MatrixRunner {
     return back;
   }
 
-  std::optional<double> bound_ratio_of(const KernelSpec& spec, const ReductionProblem& p, const ProblemReference& ref,
-                                       const ReductionResult& res, std::size_t i) const {
-    const auto cfg = launch_configs(spec, p.length()).front();
-    const std::int64_t depth = addition_depth(spec, p.axis, p.length(), cfg);
-    return ref.bound_ratio(spec, p, depth, res.values[i], i);
-  }
-
  public:
   double cub_gbps_ = 0, copy_gbps_ = 0;
 
  private:
   const MatrixSettings& s_;
   GpuBackend* gpu_;
+  const std::vector<UserKernel>& user_kernels_;
+  std::mutex* serialise_;  // calls of kernels that are not reentrant
 };
 
 InputCase make_input(Dtype dtype, const DistributionSpec& dist, std::int64_t n, std::uint64_t seed,
@@ -434,7 +594,7 @@ InputCase make_input(Dtype dtype, const DistributionSpec& dist, std::int64_t n, 
 }  // namespace
 
 MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgress& progress,
-                     const std::optional<UserInput>& user_input) {
+                     const std::optional<UserInput>& user_input, const std::vector<UserKernel>& user_kernels) {
   MatrixRun result;
   // Shapes this backend cannot run are listed, never silently dropped.
   for (Shape shape : s.shapes) {
@@ -444,6 +604,13 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
       result.unavailable.emplace_back(to_string(shape), "runs on the GPU only (NVIDIA's order, no CPU model)");
     }
   }
+  for (const UserKernel& u : user_kernels) {
+    if (const std::string why = describe_problem(u); !why.empty())
+      throw std::invalid_argument("user kernel '" + u.name + "': " + why);
+    if (!u.run_host && !u.model && !gpu)
+      result.unavailable.emplace_back(u.name, "has run_device only, and there is no GPU");
+  }
+  std::mutex serialise;
 
   struct Job {
     Dtype dtype;
@@ -463,7 +630,7 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex progress_mutex;
 
-  MatrixRunner proto(s, gpu);
+  MatrixRunner proto(s, gpu, user_kernels, &serialise);
   if (gpu) {
     // The yardsticks, measured once in this process (SPEC.md, "Metrics").
     const std::int64_t yard_n = std::int64_t(1) << 26;

@@ -12,6 +12,7 @@
 
 #include "accuracy/cell.hpp"
 #include "accuracy/distribution.hpp"
+#include "accuracy/user_kernel.hpp"
 #include "formats/dtype.hpp"
 #include "formats/typed_array.hpp"
 #include "kernels/reduction.hpp"
@@ -38,6 +39,10 @@ struct MatrixSettings {
   int runs = 3;                          // repeated runs per launch configuration (GPU; atomic model orders)
   int permutations = 2;                  // permuted copies of the input (order reproducibility)
   double eps = 1e-6;
+  // Users' kernels measured beside the built-in ones, by name (the kernels
+  // themselves are passed to run_matrix): a gate re-running this matrix
+  // needs the same kernels (--kernel-lib).
+  std::vector<std::string> user_kernels;
 
   // The settings as a JSON object string (the report header's "settings"), so
   // that a gate can refuse a baseline made with other settings.
@@ -68,11 +73,16 @@ struct MatrixProgress {
 // giving matches_model. A cell that fails is reported with status
 // "failed: reason" and the run goes on. Shapes that cannot run on this
 // backend are listed in unavailable (shape, reason) rather than dropped.
+// User kernels run on every input of their op and input format, along their
+// axes, through the same measurement as the built-in ones (their cells name
+// the kernel as the shape); on the GPU through run_device where they have
+// one, else through run_host.
 struct MatrixRun {
   std::vector<Cell> cells;
   std::vector<std::pair<std::string, std::string>> unavailable;
 };
 MatrixRun run_matrix(const MatrixSettings& settings, GpuBackend* gpu, const MatrixProgress& progress,
-                     const std::optional<UserInput>& user_input = std::nullopt);
+                     const std::optional<UserInput>& user_input = std::nullopt,
+                     const std::vector<UserKernel>& user_kernels = {});
 
 }  // namespace ulpscope

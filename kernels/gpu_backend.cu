@@ -147,6 +147,61 @@ struct GpuBackend::Impl {
     }
   }
 
+  // Copies 1.. of x (and y) for timed launches, so that the launches rotate
+  // among inputs whose total exceeds L2: [x1 .. x_{c-1}][y1 .. y_{c-1}].
+  // Returns how many copies (x itself included) are in use.
+  int rotate_inputs(std::size_t rotated) {
+    const int copies = rotating_copies(rotated, info.l2_bytes);
+    const std::size_t stride = align_up(x_bytes);
+    if (copies > 1 && (rotating_count < copies || rotating_stride != stride || rotating.data() == nullptr)) {
+      const std::size_t extra = std::size_t(copies - 1) * stride * (y.data() ? 2 : 1);
+      rotating = DeviceBuffer();
+      rotating_count = 1;
+      rotating.reserve(extra, "the rotating input copies (" + std::to_string(copies) + " copies, above L2)");
+      char* base = rotating.as<char>();
+      for (int k = 1; k < copies; ++k) {
+        cuda_check(cudaMemcpyAsync(base + std::size_t(k - 1) * stride, x.data(), x_bytes, cudaMemcpyDeviceToDevice,
+                                   stream),
+                   "filling the rotating copies");
+        if (y.data())
+          cuda_check(cudaMemcpyAsync(base + std::size_t(copies - 1 + k - 1) * stride, y.data(), x_bytes,
+                                     cudaMemcpyDeviceToDevice, stream),
+                     "filling the rotating copies");
+      }
+      rotating_count = copies;
+      rotating_stride = stride;
+    }
+    return std::min(copies, rotating_count);
+  }
+
+  // p reading copy i % used of x (and y); copy 0 is the upload itself.
+  DeviceProblem rotated(DeviceProblem p, int i, int used) const {
+    const int k = i % used;
+    if (k > 0) {
+      const char* base = rotating.as<char>();
+      p.x = base + std::size_t(k - 1) * rotating_stride;
+      if (p.y != nullptr) p.y = base + std::size_t(rotating_count - 1 + k - 1) * rotating_stride;
+    }
+    return p;
+  }
+
+  Timing timing(const EventTimes& t, int reps, std::size_t rotated, int used) const {
+    Timing r;
+    r.median_ms = t.median();
+    r.min_ms = t.min();
+    r.max_ms = t.max();
+    r.timed_runs = reps;
+    r.bytes_per_run = rotated + aux_bytes;
+    r.gbps = double(r.bytes_per_run) / (r.median_ms * 1e-3) / 1e9;
+    r.copies = used;
+    r.exceeds_l2 = std::size_t(used) * rotated > info.l2_bytes;
+    return r;
+  }
+
+  static UploadedArrays arrays(const DeviceProblem& p) {
+    return UploadedArrays{p.in, p.axis, p.rows, p.cols, p.eps, p.x, p.y, p.gamma, p.beta};
+  }
+
   // Workspace and outputs for one kernel on the uploaded problem.
   DeviceOutput prepare(const KernelSpec& s, const LaunchConfig& cfg, const DeviceProblem& p) {
     if (auto why = GpuBackend::unavailable(s, p.axis)) throw GpuError(describe(s) + ": " + *why);
@@ -296,51 +351,38 @@ GpuBackend::Timing GpuBackend::time(const KernelSpec& s, const LaunchConfig& cfg
   Impl& m = *impl_;
   const DeviceProblem p = m.problem_for(s);
   const DeviceOutput out = m.prepare(s, cfg, p);
-  const bool two = takes_second_input(s.op);
-  const std::size_t rotated = m.x_bytes * (two ? 2 : 1);
-  const int copies = rotating_copies(rotated, m.info.l2_bytes);
-  const std::size_t stride = align_up(m.x_bytes);
-  if (copies > 1 && (m.rotating_count < copies || m.rotating_stride != stride || m.rotating.data() == nullptr)) {
-    // Copies 1.. of x, then of y: [x1 .. x_{c-1}][y1 .. y_{c-1}].
-    const std::size_t extra = std::size_t(copies - 1) * stride * (m.y.data() ? 2 : 1);
-    m.rotating = DeviceBuffer();
-    m.rotating_count = 1;
-    m.rotating.reserve(extra, "the rotating input copies (" + std::to_string(copies) + " copies, above L2)");
-    char* base = m.rotating.as<char>();
-    for (int k = 1; k < copies; ++k) {
-      cuda_check(cudaMemcpyAsync(base + std::size_t(k - 1) * stride, m.x.data(), m.x_bytes,
-                                 cudaMemcpyDeviceToDevice, m.stream),
-                 "filling the rotating copies");
-      if (m.y.data())
-        cuda_check(cudaMemcpyAsync(base + std::size_t(copies - 1 + k - 1) * stride, m.y.data(), m.x_bytes,
-                                   cudaMemcpyDeviceToDevice, m.stream),
-                   "filling the rotating copies");
-    }
-    m.rotating_count = copies;
-    m.rotating_stride = stride;
-  }
-  const int used = std::min(copies, m.rotating_count);
-  auto launch = [&](int i) {
-    DeviceProblem q = p;
-    const int k = i % used;
-    if (k > 0) {
-      char* base = m.rotating.as<char>();
-      q.x = base + std::size_t(k - 1) * stride;
-      if (q.y != nullptr) q.y = base + std::size_t(m.rotating_count - 1 + k - 1) * stride;
-    }
-    m.launch(s, cfg, q, out);
-  };
+  const std::size_t rotated = m.x_bytes * (takes_second_input(s.op) ? 2 : 1);
+  const int used = m.rotate_inputs(rotated);
+  auto launch = [&](int i) { m.launch(s, cfg, m.rotated(p, i, used), out); };
   const EventTimes t = time_launches(m.stream, warmup, reps, launch, describe(s));
-  Timing r;
-  r.median_ms = t.median();
-  r.min_ms = t.min();
-  r.max_ms = t.max();
-  r.timed_runs = reps;
-  r.bytes_per_run = rotated + m.aux_bytes;
-  r.gbps = double(r.bytes_per_run) / (r.median_ms * 1e-3) / 1e9;
-  r.copies = used;
-  r.exceeds_l2 = std::size_t(used) * rotated > m.info.l2_bytes;
-  return r;
+  return m.timing(t, reps, rotated, used);
+}
+
+std::vector<unsigned char> GpuBackend::run_launch(const Launch& launch, std::size_t out_bytes,
+                                                  const std::string& what) {
+  Impl& m = *impl_;
+  if (!m.uploaded) throw GpuError(what + ": no problem uploaded");
+  m.values.reserve(std::max<std::size_t>(out_bytes, 1), "the outputs of " + what);
+  cuda_check(cudaMemsetAsync(m.values.data(), 0xFF, out_bytes, m.stream), "poisoning the outputs");
+  launch(m.arrays(m.problem), m.values.data(), m.stream);
+  check_launch(what);
+  cuda_check(cudaStreamSynchronize(m.stream), what);
+  std::vector<unsigned char> bytes(out_bytes);
+  cuda_check(cudaMemcpy(bytes.data(), m.values.data(), out_bytes, cudaMemcpyDeviceToHost),
+             "copying the outputs of " + what + " back");
+  return bytes;
+}
+
+GpuBackend::Timing GpuBackend::time_launch(const Launch& launch, std::size_t out_bytes, int warmup, int reps,
+                                           const std::string& what) {
+  Impl& m = *impl_;
+  if (!m.uploaded) throw GpuError(what + ": no problem uploaded");
+  m.values.reserve(std::max<std::size_t>(out_bytes, 1), "the outputs of " + what);
+  const std::size_t rotated = m.x_bytes * (m.problem.y != nullptr ? 2 : 1);
+  const int used = m.rotate_inputs(rotated);
+  auto one = [&](int i) { launch(m.arrays(m.rotated(m.problem, i, used)), m.values.data(), m.stream); };
+  const EventTimes t = time_launches(m.stream, warmup, reps, one, what);
+  return m.timing(t, reps, rotated, used);
 }
 
 GpuBackend::Timing GpuBackend::time_cub_sum_fp32(std::int64_t n, int warmup, int reps) {

@@ -6,10 +6,12 @@
 // gpu_backend_none.cpp, whose open() says why there is no GPU.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels/reduction.hpp"
 
@@ -69,6 +71,29 @@ class GpuBackend {
   // zeros; a copy of `bytes`), timed the same way.
   Timing time_cub_sum_fp32(std::int64_t n, int warmup = 5, int reps = 20);
   Timing time_copy(std::size_t bytes, int warmup = 5, int reps = 20);
+
+  // Users' kernels (accuracy/user_kernel.hpp) on the uploaded problem. A
+  // launch gets the uploaded arrays' device pointers (x and y may point at a
+  // rotated copy when timed), an output buffer of the requested size and the
+  // backend's stream (a cudaStream_t), and enqueues its work there.
+  struct UploadedArrays {
+    Dtype in = Dtype::fp32;
+    Axis axis = Axis::all;
+    std::int64_t rows = 1, cols = 0;  // whole-array problems: [1, n]
+    double eps = 1e-6;
+    const void* x = nullptr;
+    const void* y = nullptr;
+    const void* gamma = nullptr;
+    const void* beta = nullptr;
+  };
+  using Launch = std::function<void(const UploadedArrays&, void* out, void* stream)>;
+  // Fills the output with 0xFF bytes, launches, synchronises, checks every
+  // CUDA error (naming `what`) and returns the output's bytes.
+  std::vector<unsigned char> run_launch(const Launch&, std::size_t out_bytes, const std::string& what);
+  // Times a launch as time() times a built-in kernel: CUDA events, warm-up,
+  // inputs rotated among copies above L2. bytes_per_run counts x (and y),
+  // gamma and beta.
+  Timing time_launch(const Launch&, std::size_t out_bytes, int warmup, int reps, const std::string& what);
 
   // Why this build cannot run a shape on the GPU at all (serial is a CPU
   // shape; cub_deterministic needs CCCL >= 3.1; tree/atomic before their

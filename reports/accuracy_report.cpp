@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,9 +14,11 @@
 #include <iostream>
 #include <memory>
 
+#include "accuracy/evaluate_kernel.hpp"
 #include "accuracy/input_file.hpp"
 #include "accuracy/run_matrix.hpp"
 #include "kernels/gpu_backend.hpp"
+#include "plugin/kernel_lib.hpp"
 #include "reports/cli_options.hpp"
 #include "reports/gate.hpp"
 #include "reports/json_report.hpp"
@@ -87,6 +90,48 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
   return u;
 }
 
+// --kernel-lib: the libraries' kernels. Without matrix flags they are
+// measured alone, on their own ops, formats and axes; with --baseline, the
+// kernels the baseline measured, which the libraries must export.
+std::vector<UserKernel> user_kernels_from(const CliOptions& o, MatrixSettings& s, bool from_baseline) {
+  std::vector<UserKernel> all;
+  for (const auto& path : o.kernel_libs)
+    for (auto& k : load_kernel_lib(path)) {
+      for (const UserKernel& other : all)
+        if (other.name == k.name)
+          throw UsageProblem(fmt::format("--kernel-lib: two kernels named '{}' ({} and {})", k.name, other.library,
+                                         k.library));
+      all.push_back(std::move(k));
+    }
+  if (from_baseline) {
+    if (s.user_kernels.empty()) {
+      if (!all.empty()) throw UsageProblem("--kernel-lib: the baseline measured no user kernels");
+      return {};
+    }
+    std::vector<UserKernel> kept;
+    for (const auto& name : s.user_kernels) {
+      auto it = std::find_if(all.begin(), all.end(), [&](const UserKernel& k) { return k.name == name; });
+      if (it == all.end())
+        throw UsageProblem(fmt::format("the baseline measured user kernel '{}': give the --kernel-lib that exports it",
+                                       name));
+      kept.push_back(*it);
+    }
+    return kept;
+  }
+  if (all.empty()) return {};
+  if (o.recommend) throw UsageProblem("--kernel-lib does not go with --recommend");
+  const MatrixSettings own = evaluation_settings(all, {});
+  if (o.ops.empty()) s.ops = own.ops;
+  if (o.dtypes.empty()) s.dtypes = own.dtypes;
+  if (!o.axis) s.axes = own.axes;
+  if (o.accumulators.empty() && o.shapes.empty()) {
+    s.accumulators.clear();
+    s.shapes.clear();
+  }
+  s.user_kernels = own.user_kernels;
+  return all;
+}
+
 // A progress bar on a terminal only: not when stderr is piped, not in CI.
 MatrixProgress progress_for(const CliOptions& o) {
   const char* ci = std::getenv("CI");
@@ -137,6 +182,7 @@ int run(const CliOptions& o) {
       throw UsageProblem(o.baseline_path + ": " + e.what());
     }
   }
+  const std::vector<UserKernel> kernels = user_kernels_from(o, settings, baseline.has_value());
   const std::optional<UserInput> user = user_input_from(o, settings);
 
   std::unique_ptr<GpuBackend> gpu;
@@ -157,7 +203,7 @@ int run(const CliOptions& o) {
   report.header.started_at = now_iso8601();
   report.header.settings_json = settings.to_json();
   const auto t0 = std::chrono::steady_clock::now();
-  MatrixRun run = run_matrix(settings, gpu.get(), progress_for(o), user);
+  MatrixRun run = run_matrix(settings, gpu.get(), progress_for(o), user, kernels);
   report.header.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   report.header.unavailable = std::move(run.unavailable);
   report.cells = std::move(run.cells);
@@ -209,6 +255,9 @@ int main(int argc, char** argv) {
     std::cerr << "accuracy_report: " << e.what() << '\n';
     return kUsage;
   } catch (const ReportInputError& e) {
+    std::cerr << "accuracy_report: " << e.what() << '\n';
+    return kUsage;
+  } catch (const KernelLibError& e) {
     std::cerr << "accuracy_report: " << e.what() << '\n';
     return kUsage;
   } catch (const GpuError& e) {

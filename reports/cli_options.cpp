@@ -165,6 +165,10 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
                  "Measure a user's data: a .npy file, or raw little-endian binary with --dtype and --n")
       ->type_name("FILE")
       ->group("Input");
+  app.add_option("--kernel-lib", o.kernel_libs,
+                 "Measure the kernels a plug-in library exports (plugin/ulpscope_plugin.h); repeatable")
+      ->type_name("FILE")
+      ->group("Input");
   app.add_flag("-q,--quiet", o.quiet, "No progress bar")->group("Output");
 
   app.add_option("--baseline", o.baseline_path, "A JSON report to compare with")->type_name("FILE")->group("Gate");

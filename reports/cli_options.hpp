@@ -40,6 +40,7 @@ struct CliOptions {
   std::string format = "table";  // validated by reports/
   std::string out_path;          // empty: standard output
   std::string input_path;        // --input FILE (.npy or raw with --dtype and --n)
+  std::vector<std::string> kernel_libs;  // --kernel-lib FILE (plug-ins: plugin/ulpscope_plugin.h)
 
   // The gate.
   std::string baseline_path, current_path, gate_summary_path;

@@ -1,0 +1,140 @@
+#include "plugin/kernel_lib.hpp"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <array>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "plugin/ulpscope_plugin.h"
+
+namespace ulpscope {
+
+// The C enums are the C++ ones, number for number.
+static_assert(ULPSCOPE_FP64 == int(Dtype::fp64) && ULPSCOPE_FP32 == int(Dtype::fp32) &&
+              ULPSCOPE_FP16 == int(Dtype::fp16) && ULPSCOPE_BF16 == int(Dtype::bf16) &&
+              ULPSCOPE_FP8_E4M3 == int(Dtype::fp8_e4m3) && ULPSCOPE_FP8_E5M2 == int(Dtype::fp8_e5m2));
+static_assert(ULPSCOPE_SUM == int(Op::sum) && ULPSCOPE_MEAN == int(Op::mean) && ULPSCOPE_DOT == int(Op::dot) &&
+              ULPSCOPE_SUMSQ == int(Op::sumsq) && ULPSCOPE_NORM2 == int(Op::norm2) && ULPSCOPE_RMS == int(Op::rms) &&
+              ULPSCOPE_MEAN_VAR == int(Op::mean_var) && ULPSCOPE_MAX == int(Op::max) &&
+              ULPSCOPE_MIN == int(Op::min) && ULPSCOPE_AMAX == int(Op::amax) &&
+              ULPSCOPE_LOGSUMEXP == int(Op::logsumexp) && ULPSCOPE_RMSNORM == int(Op::rmsnorm) &&
+              ULPSCOPE_LAYERNORM == int(Op::layernorm));
+static_assert(ULPSCOPE_AXIS_ALL == int(Axis::all) && ULPSCOPE_AXIS_INNER == int(Axis::inner) &&
+              ULPSCOPE_AXIS_OUTER == int(Axis::outer));
+
+namespace {
+
+constexpr int kLastOp = ULPSCOPE_LAYERNORM;
+constexpr int kLastDtype = ULPSCOPE_FP8_E5M2;
+
+ulpscope_call to_call(const KernelArgs& a) {
+  ulpscope_call c{};
+  c.op = int32_t(a.op);
+  c.axis = int32_t(a.axis);
+  c.in_dtype = int32_t(a.in_dtype);
+  c.out_dtype = int32_t(a.out_dtype);
+  c.rows = a.rows;
+  c.cols = a.cols;
+  c.x = a.x;
+  c.y = a.y;
+  c.gamma = a.gamma;
+  c.beta = a.beta;
+  c.eps = a.eps;
+  c.out = a.out;
+  c.config = ulpscope_launch_config{a.config.blocks, a.config.threads};
+  return c;
+}
+
+// A non-zero status from the library becomes an exception (the cell's
+// "failed: " reason).
+void check_status(int status, std::array<char, 512>& error, const std::string& kernel, const char* what) {
+  if (status == 0) return;
+  error.back() = '\0';
+  const std::string why = error[0] ? std::string(error.data()) : fmt::format("status {}, no reason given", status);
+  throw std::runtime_error(fmt::format("{} ({}): {}", kernel, what, why));
+}
+
+std::function<void(const KernelArgs&)> host_function(std::shared_ptr<void> lib, ulpscope_host_fn f,
+                                                     std::string kernel, const char* what) {
+  if (f == nullptr) return {};
+  return [lib = std::move(lib), f, kernel = std::move(kernel), what](const KernelArgs& a) {
+    const ulpscope_call c = to_call(a);
+    std::array<char, 512> error{};
+    check_status(f(&c, error.data(), error.size()), error, kernel, what);
+  };
+}
+
+}  // namespace
+
+std::vector<UserKernel> load_kernel_lib(const std::string& path) {
+  auto fail = [&](const std::string& why) { return KernelLibError(fmt::format("--kernel-lib {}: {}", path, why)); };
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw fail("no such file");
+  // A name without a slash would be looked up in the library path instead.
+  const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    throw fail(fmt::format("cannot load it ({})", why ? why : "dlopen failed"));
+  }
+  const std::shared_ptr<void> lib(handle, [](void* h) { dlclose(h); });
+  dlerror();
+  void* symbol = dlsym(handle, ULPSCOPE_PLUGIN_ENTRY_POINT);
+  if (symbol == nullptr)
+    throw fail("exports no symbol " ULPSCOPE_PLUGIN_ENTRY_POINT
+               " (declare it extern \"C\" with default visibility; plugin/ulpscope_plugin.h)");
+  const auto get = reinterpret_cast<ulpscope_get_plugin_fn>(symbol);
+  const ulpscope_plugin_v1* plugin = get();
+  if (plugin == nullptr) throw fail(ULPSCOPE_PLUGIN_ENTRY_POINT "() returned NULL");
+  // The version is the first member of every version's description: read it
+  // before anything else.
+  std::uint32_t version = 0;
+  std::memcpy(&version, plugin, sizeof version);
+  if (version != ULPSCOPE_PLUGIN_ABI_VERSION)
+    throw fail(fmt::format("plug-in ABI version {}, this ulpscope reads version {} (rebuild it against this "
+                           "ulpscope's plugin/ulpscope_plugin.h)",
+                           version, ULPSCOPE_PLUGIN_ABI_VERSION));
+  if (plugin->kernel_count == 0 || plugin->kernels == nullptr) throw fail("describes no kernels");
+
+  std::vector<UserKernel> kernels;
+  for (std::size_t i = 0; i < plugin->kernel_count; ++i) {
+    const ulpscope_kernel_v1& k = plugin->kernels[i];
+    const std::string label = k.name ? fmt::format("kernel '{}'", k.name) : fmt::format("kernel {}", i);
+    if (k.name == nullptr || k.name[0] == '\0') throw fail(label + " has no name");
+    if (k.op < 0 || k.op > kLastOp) throw fail(fmt::format("{}: op {} is not an enum ulpscope_op", label, k.op));
+    if (k.in_dtype < 0 || k.in_dtype > kLastDtype || k.out_dtype < 0 || k.out_dtype > kLastDtype)
+      throw fail(label + ": in_dtype or out_dtype is not an enum ulpscope_dtype");
+    if (k.axes & ~std::uint32_t(7)) throw fail(label + ": axes has bits beyond ULPSCOPE_AXIS_BIT(0..2)");
+    if (k.config_count > 0 && k.configs == nullptr) throw fail(label + ": config_count without configs");
+    UserKernel u;
+    u.name = k.name;
+    u.accumulator = k.accumulator ? k.accumulator : "custom";
+    u.op = Op(k.op);
+    u.in = Dtype(k.in_dtype);
+    u.out = Dtype(k.out_dtype);
+    for (int a = 0; a < 3; ++a)
+      if (k.axes & ULPSCOPE_AXIS_BIT(a)) u.axes.push_back(Axis(a));
+    u.run_host = host_function(lib, k.run_host, u.name, "run_host");
+    u.model = host_function(lib, k.model, u.name, "model");
+    if (k.run_device != nullptr) {
+      u.run_device = [lib, f = k.run_device, kernel = u.name](const KernelArgs& a, void* stream) {
+        const ulpscope_call c = to_call(a);
+        std::array<char, 512> error{};
+        check_status(f(&c, stream, error.data(), error.size()), error, kernel, "run_device");
+      };
+    }
+    for (std::size_t j = 0; j < k.config_count; ++j)
+      u.configs.push_back(LaunchConfig{k.configs[j].blocks, k.configs[j].threads});
+    u.deterministic = (k.flags & ULPSCOPE_NONDETERMINISTIC) == 0;
+    u.reentrant = (k.flags & ULPSCOPE_NOT_REENTRANT) == 0;
+    u.library = path;
+    if (const std::string why = describe_problem(u); !why.empty()) throw fail(label + ": " + why);
+    kernels.push_back(std::move(u));
+  }
+  return kernels;
+}
+
+}  // namespace ulpscope
