@@ -83,13 +83,20 @@ struct is_exact_sum<ExactSumOf<L, D, F, T, M>> {
   static constexpr bool value = true;
 };
 
+// Accumulators that add W terms at once (add_group<W>) with the same result
+// as W adds: pairwise (the same tree), exact sums of narrow formats (float
+// bins; exact_sum.hpp).
 template <class Acc, int W>
-struct exact_groups {
+struct acc_groups {
   static constexpr bool value = false;
 };
 template <int L, int D, std::uint32_t F, int T, int M, int W>
-struct exact_groups<ExactSumOf<L, D, F, T, M>, W> {
+struct acc_groups<ExactSumOf<L, D, F, T, M>, W> {
   static constexpr bool value = ExactSumOf<L, D, F, T, M>::template groups<W>;
+};
+template <int Levels, int W>
+struct acc_groups<PairwiseSumOf<Levels>, W> {
+  static constexpr bool value = W >= 2 && W <= 16;
 };
 
 // sum, mean (value); sumsq, norm2, rms (square); dot (product).
@@ -110,10 +117,16 @@ struct SumReducer {
   // W values at once where the accumulator has a faster exact way (exact sums
   // of narrow formats: exact_sum.hpp, add_group); the same result as W adds.
   template <int W>
-  static constexpr bool adds_groups = K == TermKind::value && exact_groups<Acc, W>::value;
+  static constexpr bool adds_groups = acc_groups<Acc, W>::value;
   template <int W>
-  ULPSCOPE_HD static void add_group(State& st, const float* x) {
-    Acc::template add_group<W>(st, x);
+  ULPSCOPE_HD static void add_group(State& st, const float* x, const float* y, const Params&) {
+    if constexpr (K == TermKind::value) {
+      Acc::template add_group<W>(st, x);
+    } else {
+      typename Acc::term_t t[W];
+      for (int j = 0; j < W; ++j) t[j] = K == TermKind::square ? Acc::product(x[j], x[j]) : Acc::product(x[j], y[j]);
+      Acc::template add_group<W>(st, t);
+    }
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return Acc::partial(st); }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
@@ -188,6 +201,16 @@ struct MomentsReducer {
   ULPSCOPE_HD static void add(State& st, float x, float, const Params&) {
     Acc::add(st.s1, Acc::term(x));
     Acc::add(st.s2, Acc::product(x, x));
+  }
+  // The two sums are independent: grouping each keeps its order.
+  template <int W>
+  static constexpr bool adds_groups = acc_groups<Acc, W>::value && sizeof(typename Acc::term_t) == sizeof(float);
+  template <int W>
+  ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
+    typename Acc::term_t t[W];
+    for (int j = 0; j < W; ++j) t[j] = Acc::product(x[j], x[j]);
+    Acc::template add_group<W>(st.s1, x);
+    Acc::template add_group<W>(st.s2, t);
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return {Acc::partial(st.s1), Acc::partial(st.s2)}; }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {

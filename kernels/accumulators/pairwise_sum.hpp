@@ -48,6 +48,32 @@ struct PairwiseSumOf {
     }
     ++st.count;
   }
+  // W terms at once when count is a multiple of W (a power of two): their
+  // balanced tree, then the carry chain from level log2(W) on. The same
+  // additions in the same order as W calls of add(), with fewer steps of the
+  // counter (the tree kernels add whole vectors).
+  template <int W>
+  ULPSCOPE_HD static void add_group(State& st, const term_t* t) {
+    static_assert(W >= 2 && (W & (W - 1)) == 0, "a power of two");
+    constexpr int L = W == 2 ? 1 : (W == 4 ? 2 : (W == 8 ? 3 : (W == 16 ? 4 : 5)));
+    static_assert(W <= 32 && L < Levels);
+    float v[W];
+    for (int j = 0; j < W; ++j) v[j] = t[j];
+    for (int w = W; w > 1; w /= 2)
+      for (int j = 0; j < w / 2; ++j) v[j] = rn::add(v[2 * j], v[2 * j + 1]);
+    const std::uint64_t c = st.count;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int k = L; k < Levels; ++k) {
+      if (((c >> k) & 1u) == 0) {
+        st.level[k] = v[0];
+        break;
+      }
+      v[0] = rn::add(st.level[k], v[0]);
+    }
+    st.count += W;
+  }
   ULPSCOPE_HD static Partial partial(const State& st) {
     float v = -0.0f;
     bool any = false;

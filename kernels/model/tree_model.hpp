@@ -41,7 +41,7 @@ typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const flo
   // A whole vector at once where the kernel does so (tree_agent.cuh).
   auto add_vector = [&]<int W>(std::integral_constant<int, W>, std::int64_t v) {
     if constexpr (reducer_adds_groups<R, W>) {
-      if (!y) return R::template add_group<W>(st, x + v * W);
+      return R::template add_group<W>(st, x + v * W, y ? y + v * W : nullptr, pr);
     }
     for (int j = 0; j < W; ++j) R::add(st, x[v * W + j], y ? y[v * W + j] : 0.0f, pr);
   };

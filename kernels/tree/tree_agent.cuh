@@ -51,32 +51,34 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
   auto st = R::start();
   const std::int64_t nv = o.vectors();
   if (o.vec > 1) {
-    // Two loads in flight before their elements are added (the order of the
-    // additions is unchanged: vector v, then v + G).
     constexpr int W = Vector<Elem>::width;
     auto add_vector = [&](const Vector<Elem>& xa, const Vector<Elem>* ya) {
       float a[W], b[W];
       widen_vector(xa, a);
       if constexpr (Y) widen_vector(*ya, b);
-      if constexpr (!Y && reducer_adds_groups<R, W>) {
-        R::template add_group<W>(st, a);
+      if constexpr (reducer_adds_groups<R, W>) {
+        R::template add_group<W>(st, a, b, pr);
       } else {
 #pragma unroll
         for (int j = 0; j < W; ++j) R::add(st, a[j], Y ? b[j] : 0.0f, pr);
       }
     };
+    // U loads in flight before their elements are added (the order of the
+    // additions is unchanged: vector v, then v + G, ...); narrow formats do
+    // more work per byte, so they keep more bytes in flight.
+    constexpr int U = sizeof(Elem) >= 4 ? 2 : 4;
     std::int64_t v = g;
-    for (; v + o.threads < nv; v += 2 * o.threads) {
-      const Vector<Elem> x0 = load_vector(x, v), x1 = load_vector(x, v + o.threads);
-      Vector<Elem> y0, y1;
-      if constexpr (Y) {
-        y0 = load_vector(y, v);
-        y1 = load_vector(y, v + o.threads);
+    for (; v + (U - 1) * o.threads < nv; v += U * o.threads) {
+      Vector<Elem> xs[U], ys[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        xs[u] = load_vector(x, v + u * o.threads);
+        if constexpr (Y) ys[u] = load_vector(y, v + u * o.threads);
       }
-      add_vector(x0, &y0);
-      add_vector(x1, &y1);
+#pragma unroll
+      for (int u = 0; u < U; ++u) add_vector(xs[u], &ys[u]);
     }
-    if (v < nv) {
+    for (; v < nv; v += o.threads) {
       const Vector<Elem> x0 = load_vector(x, v);
       Vector<Elem> y0;
       if constexpr (Y) y0 = load_vector(y, v);

@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/accumulators/exact_sum.hpp"
+#include "kernels/reducers.hpp"
 #include "kernels/model.hpp"
 #include "model_test_support.hpp"
 
@@ -240,6 +243,40 @@ TEST(ExactAccumulator, CheckedDoubleRunIsExact) {
     for (int d = 0; d < Acc::digits; ++d) EXPECT_EQ(p.limb[d], ref.limb[d]) << "digit " << d;
     EXPECT_EQ(p.flags, ref.flags);
   }
+}
+
+// pairwise: a vector's balanced tree inserted at level log2(W) is the same
+// tree as W single steps of the counter (pairwise_sum.hpp, add_group), for
+// sums, squares and products, and for the two sums of mean_var.
+template <int W>
+void expect_pairwise_groups_equal_single_adds() {
+  std::uint64_t s = 777 + W;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int groups = 1 + int(test::mix(s) % 300);
+    std::vector<float> x(std::size_t(groups) * W), y(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      x[i] = float((test::mix(s) & 1 ? -1.0 : 1.0) * std::exp2(test::uniform01(s) * 40 - 20));
+      y[i] = float(test::uniform01(s) * 2 - 1);
+    }
+    auto check = [&]<class R>(std::type_identity<R>) {
+      static_assert(R::template adds_groups<W>);
+      auto g = R::start(), one = R::start();
+      for (int k = 0; k < groups; ++k) R::template add_group<W>(g, &x[k * W], &y[k * W], {});
+      for (std::size_t i = 0; i < x.size(); ++i) R::add(one, x[i], y[i], {});
+      auto pg = R::partial(g), po = R::partial(one);
+      ASSERT_EQ(0, std::memcmp(&pg, &po, sizeof pg)) << "trial " << trial << " groups " << groups;
+    };
+    check(std::type_identity<SumReducer<PairwiseSum, TermKind::value>>{});
+    check(std::type_identity<SumReducer<PairwiseSum, TermKind::square>>{});
+    check(std::type_identity<SumReducer<PairwiseSum, TermKind::product>>{});
+    check(std::type_identity<MomentsReducer<PairwiseSum>>{});
+  }
+}
+
+TEST(PairwiseAccumulator, VectorGroupsBuildTheSameTree) {
+  expect_pairwise_groups_equal_single_adds<4>();
+  expect_pairwise_groups_equal_single_adds<8>();
+  expect_pairwise_groups_equal_single_adds<16>();
 }
 
 // Hard cases for the final rounding: ties, ties broken by a far sticky bit,
