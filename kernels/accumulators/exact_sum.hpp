@@ -172,14 +172,40 @@ struct ExactSumOf {
     }
     static constexpr Plan kPlan = plan();
   };
+  // bf16 (FastEvery = 0, few mantissa bits): W values are first added in
+  // float with the same exactness check as add(); a group whose float sum
+  // rounded is added term by term instead.
   template <int W>
-  static constexpr bool groups = Bins<W>::kPlan.count > 0;
+  static constexpr bool checked_float_groups =
+      FastEvery == 0 && ManBits >= 0 && ManBits + Bins<W>::log2w <= 12;
+  template <int W>
+  static constexpr bool groups = Bins<W>::kPlan.count > 0 || checked_float_groups<W>;
 
   // W input values at once (only where groups<W>): the same exact sum as W
   // calls of add(), in float bins first. A group counts as W terms against
   // FastEvery, as its bins' total is below W * 2^Top.
   template <int W>
   ULPSCOPE_HD static void add_group(State& st, const float* x) {
+    if constexpr (checked_float_groups<W>) {
+      float s = x[0];
+      bool exact = true;
+      for (int j = 1; j < W; ++j) {
+        const float t = rn::add(s, x[j]);
+        exact = exact && rn::sub(t, s) == x[j] && rn::sub(t, x[j]) == s;  // NaN: false
+        s = t;
+      }
+      if (exact) {
+        add(st, double(s));
+      } else {
+        for (int j = 0; j < W; ++j) add(st, double(x[j]));
+      }
+    } else {
+      add_binned<W>(st, x);
+    }
+  }
+
+  template <int W>
+  ULPSCOPE_HD static void add_binned(State& st, const float* x) {
     constexpr auto plan = Bins<W>::kPlan;
     constexpr int nb = plan.count;
     static_assert(nb > 0, "add_group needs a bin plan (groups<W>)");

@@ -173,8 +173,9 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // The exact accumulator's shortcuts (exact_sum.hpp) against one deposit per
-// term: float bins for a vector of narrow values (add_group), the checked
-// double run for fp32, bf16 and products. Special values included: a NaN, an
+// term: float bins for a vector of fp16 or fp8 values and checked float sums
+// of a vector of bf16 values (add_group), the checked double run for fp32,
+// bf16 and products. Special values included: a NaN, an
 // infinity of either sign, both zeros, subnormals, the largest value.
 template <class F, int W>
 void expect_groups_equal_single_adds(Dtype d) {
@@ -201,6 +202,8 @@ void expect_groups_equal_single_adds(Dtype d) {
       float x[W];
       for (int j = 0; j < W; ++j) {
         double v = pool[test::mix(s) % pool.size()];
+        // Half the trials in a narrow range, where float sums are exact.
+        if (trial % 2 == 1) v = (test::mix(s) & 1 ? -1.0 : 1.0) * std::exp2(test::uniform01(s) * 8 - 4);
         if (trial % 10 == 0 && test::mix(s) % 16 == 0) v = specials[test::mix(s) % specials.size()];
         x[j] = float(decode<F>(encode<F>(v, Saturation::satfinite)));  // a value of F
         if (std::isnan(v)) x[j] = std::numeric_limits<float>::quiet_NaN();
@@ -217,6 +220,7 @@ void expect_groups_equal_single_adds(Dtype d) {
 
 TEST(ExactAccumulator, VectorGroupsInFloatBinsGiveTheSameInteger) {
   expect_groups_equal_single_adds<Fp16Format, 8>(Dtype::fp16);
+  expect_groups_equal_single_adds<Bf16Format, 8>(Dtype::bf16);  // checked float groups
   expect_groups_equal_single_adds<Fp8E4M3Format, 16>(Dtype::fp8_e4m3);
   expect_groups_equal_single_adds<Fp8E5M2Format, 16>(Dtype::fp8_e5m2);
 }
@@ -225,7 +229,7 @@ TEST(ExactAccumulator, CheckedDoubleRunIsExact) {
   // Terms whose double sum rounds (1 + 2^-60), cancels (2^100 - 2^100), or
   // overflows float's range, against the integer alone.
   using Acc = ExactSum<Fp32Format, false>;
-  static_assert(!Acc::template groups<4>, "fp32 has no float bins: checked adds");
+  static_assert(!Acc::template groups<4>, "fp32 has no float groups: checked double adds");
   const std::vector<std::vector<double>> cases = {
       {1.0, 0x1p-60, -1.0},           {0x1p100, 1.0, -0x1p100, 0x1p-149},
       {0x1.fffffep127, 0x1.fffffep127, -0x1.fffffep127}, {-0.0, -0.0},
