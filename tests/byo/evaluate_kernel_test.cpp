@@ -13,6 +13,7 @@
 
 #include "accuracy/evaluate_kernel.hpp"
 #include "byo_kernels.hpp"
+#include "kernels/gpu_backend.hpp"
 #include "plugin/ulpscope_plugin.h"
 
 namespace ulpscope {
@@ -206,6 +207,21 @@ TEST(UserKernelRuns, ANonReentrantKernelRunsAloneAndConfigsAreCounted) {
     EXPECT_EQ(c.configs, 3);
     EXPECT_EQ(c.distinct_across_configs, 1);
   }
+}
+
+TEST(UserKernelRuns, AskingForTheGpuWithoutOneIsAnError) {
+  std::string why;
+  if (GpuBackend::open(&why)) GTEST_SKIP() << "a GPU is present";
+  UserKernel k = test::fp16_sum(false);
+  EvaluateOptions o = small_options();
+  o.backend = EvaluationBackend::cuda;
+  EXPECT_THROW(evaluate_kernel(k, o), GpuError);
+  // Automatic: a kernel with a GPU form runs its host form instead.
+  k.run_device = [](const KernelArgs&, void*) { throw std::logic_error("no GPU here"); };
+  o.backend = EvaluationBackend::automatic;
+  const Evaluation e = evaluate_kernel(k, o);
+  EXPECT_EQ(e.backend, "cpu");
+  for (const Cell& c : e.cells) EXPECT_EQ(c.status, "ok");
 }
 
 TEST(UserKernelRuns, SettingsNameTheKernelsAndReadBack) {
