@@ -224,23 +224,34 @@ struct KernelRuns {
   std::optional<GpuBackend::Timing> timing;
 };
 
-// A user kernel's arguments over host arrays.
-KernelArgs host_args(const UserKernel& u, const ReductionProblem& p, const LaunchConfig& cfg, void* out) {
-  KernelArgs a;
-  a.op = u.op;
-  a.axis = p.axis;
-  a.in_dtype = u.in;
-  a.out_dtype = u.out;
-  a.out = out;
-  a.rows = p.axis == Axis::all ? 1 : p.rows;
-  a.cols = p.axis == Axis::all ? p.rows * p.cols : p.cols;
-  a.x = p.x ? p.x->raw() : nullptr;
-  a.y = p.y ? p.y->raw() : nullptr;
-  a.gamma = p.gamma ? p.gamma->raw() : nullptr;
-  a.beta = p.beta ? p.beta->raw() : nullptr;
-  a.eps = p.eps;
-  a.config = cfg;
-  return a;
+// A user kernel's arguments: the problem's arrays (host or device), where to
+// write, and the configuration.
+KernelArgs kernel_args(const UserKernel& u, const GpuBackend::UploadedArrays& a, void* out, const LaunchConfig& cfg) {
+  KernelArgs k;
+  k.op = u.op;
+  k.axis = a.axis;
+  k.in_dtype = u.in;
+  k.out_dtype = u.out;
+  k.rows = a.rows;
+  k.cols = a.cols;
+  k.x = a.x;
+  k.y = a.y;
+  k.gamma = a.gamma;
+  k.beta = a.beta;
+  k.eps = a.eps;
+  k.out = out;
+  k.config = cfg;
+  return k;
+}
+
+// The host problem's arrays as GpuBackend::upload lays them out (whole-array
+// problems as [1, n]).
+GpuBackend::UploadedArrays host_arrays(const ReductionProblem& p) {
+  auto raw = [](const TypedArray* t) { return t ? t->raw() : nullptr; };
+  const bool all = p.axis == Axis::all;
+  return GpuBackend::UploadedArrays{p.x ? p.x->dtype() : Dtype::fp32, p.axis, all ? 1 : p.rows,
+                                    all ? p.rows * p.cols : p.cols, p.eps, raw(p.x), raw(p.y), raw(p.gamma),
+                                    raw(p.beta)};
 }
 
 // The references of one problem, computed on first use for each output
@@ -401,7 +412,7 @@ class MatrixRunner {
                             const ReductionProblem& q, const LaunchConfig& cfg) const {
     const std::size_t count = std::size_t(output_count(u.op, q.axis, q.rows, q.cols));
     std::vector<unsigned char> bytes(count * element_bytes(u.out), 0xFF);
-    const KernelArgs a = host_args(u, q, cfg, bytes.data());
+    const KernelArgs a = kernel_args(u, host_arrays(q), bytes.data(), cfg);
     if (!u.reentrant) {
       std::lock_guard lock(*serialise_);
       f(a);
@@ -417,9 +428,9 @@ class MatrixRunner {
     k.runs = std::max(1, s_.runs);
     k.on_gpu = gpu_ && u.run_device;
     if (!k.on_gpu) {
-      const auto& host = u.run_host ? u.run_host : u.model;
-      k.run = [this, &u, &host](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t) {
-        return call_host(u, host, q, cfg);
+      const auto* host = u.run_host ? &u.run_host : &u.model;
+      k.run = [this, &u, host](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t) {
+        return call_host(u, *host, q, cfg);
       };
       return k;
     }
@@ -428,21 +439,7 @@ class MatrixRunner {
     const std::size_t bytes = count * element_bytes(u.out);
     auto launch_with = [&u](const LaunchConfig& cfg) {
       return [&u, cfg](const GpuBackend::UploadedArrays& a, void* out, void* stream) {
-        KernelArgs args;
-        args.op = u.op;
-        args.axis = a.axis;
-        args.in_dtype = u.in;
-        args.out_dtype = u.out;
-        args.rows = a.rows;
-        args.cols = a.cols;
-        args.x = a.x;
-        args.y = a.y;
-        args.gamma = a.gamma;
-        args.beta = a.beta;
-        args.eps = a.eps;
-        args.out = out;
-        args.config = cfg;
-        u.run_device(args, stream);
+        u.run_device(kernel_args(u, a, out, cfg), stream);
       };
     };
     k.run = [gpu, &u, count, bytes, launch_with](const ReductionProblem&, const LaunchConfig& cfg, std::uint64_t) {
