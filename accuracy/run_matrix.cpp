@@ -216,6 +216,16 @@ struct KernelUnderTest {
       bound_ratio;
 };
 
+// Measured error over the a-priori bound of spec's algorithm, at the
+// addition depth of its order in configuration cfg (accuracy/error_bound.hpp).
+decltype(KernelUnderTest::bound_ratio) bound_ratio_for(const KernelSpec& spec, const LaunchConfig& cfg) {
+  return [spec, cfg](const ProblemReference& ref, const ReductionProblem& q, const ReductionResult& res,
+                     std::size_t i) {
+    const std::int64_t depth = addition_depth(spec, q.axis, q.length(), cfg);
+    return ref.bound_ratio(spec, q, depth, res.values[i], i);
+  };
+}
+
 struct KernelRuns {
   std::vector<std::vector<double>> per_config;  // first run of each configuration
   std::vector<std::vector<double>> all_runs;    // every run of the default configuration
@@ -396,11 +406,7 @@ class MatrixRunner {
         return distinct_results({got, run_model(spec, q, cfg).values}) == 1;
       };
     if (gpu) k.time = [gpu, spec, cfg = k.configs.front()] { return gpu->time(spec, cfg, 3, 10); };
-    k.bound_ratio = [spec, cfg = k.configs.front()](const ProblemReference& ref, const ReductionProblem& q,
-                                                     const ReductionResult& res, std::size_t i) {
-      const std::int64_t depth = addition_depth(spec, q.axis, q.length(), cfg);
-      return ref.bound_ratio(spec, q, depth, res.values[i], i);
-    };
+    k.bound_ratio = bound_ratio_for(spec, k.configs.front());
     return k;
   }
 
@@ -427,6 +433,12 @@ class MatrixRunner {
     k.configs = kernel_configs(u);
     k.runs = std::max(1, s_.runs);
     k.on_gpu = gpu_ && u.run_device;
+    if (u.error_bound_of) {
+      // The bound of the built-in algorithm the user names, at the depth of
+      // its order for the kernel's default configuration.
+      const KernelSpec claimed{u.op, u.in, u.out, u.error_bound_of->first, u.error_bound_of->second, s_.saturation};
+      k.bound_ratio = bound_ratio_for(claimed, k.configs.front());
+    }
     if (!k.on_gpu) {
       const auto* host = u.run_host ? &u.run_host : &u.model;
       k.run = [this, &u, host](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t) {

@@ -8,7 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/dtype.hpp"
@@ -68,6 +70,12 @@ struct UserKernel {
   // kernel's CPU model); on the GPU, each cell's matches_model says whether
   // it did.
   std::function<void(const KernelArgs&)> model;
+
+  // Optional: the built-in accumulator and shape whose a-priori error bound
+  // the kernel's algorithm obeys ({fp32, serial} for an fp32 loop in index
+  // order, Higham 2002, eq. 4.4); gives the cells' bound_ratio, whose value
+  // above 1 says the kernel is not that algorithm. Unset: no bound_ratio.
+  std::optional<std::pair<Accumulator, Shape>> error_bound_of;
 
   // Launch configurations to compare (reproducibility across configs); the
   // first is the default one, used for timing and permutations. Empty: one

@@ -30,7 +30,7 @@ __device__ double widen(Partial a) { return a; }
 
 __global__ void rmsnorm_rows(const __nv_bfloat16* x, const __nv_bfloat16* gamma, __nv_bfloat16* y,
                              std::int64_t cols, double eps) {
-  extern __shared__ unsigned char shared_bytes[];
+  extern __shared__ __align__(8) unsigned char shared_bytes[];
   Partial* partial = reinterpret_cast<Partial*>(shared_bytes);
   const __nv_bfloat16* row = x + std::int64_t(blockIdx.x) * cols;
   Partial acc = zero();

@@ -21,12 +21,8 @@ struct KahanSum {
   ULPSCOPE_HD static term_t product(float x, float y) { return rn::mul(x, y); }
   // The rounding error of s + t, exact when no overflow (Fast2Sum on the
   // ordered operands; Dekker 1971).
-  // The operands are ordered first so that one subtraction and one addition
-  // are issued, not both branches' (the same operations on the same values).
   ULPSCOPE_HD static float sum_error(float s, float t, float sum) {
-    const bool s_larger = rn::abs(s) >= rn::abs(t);
-    const float big = s_larger ? s : t, small = s_larger ? t : s;
-    return rn::add(rn::sub(big, sum), small);
+    return rn::abs(s) >= rn::abs(t) ? rn::add(rn::sub(s, sum), t) : rn::add(rn::sub(t, sum), s);
   }
   ULPSCOPE_HD static void add(State& st, term_t t) {
     const float sum = rn::add(st.s, t);

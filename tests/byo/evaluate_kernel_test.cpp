@@ -26,7 +26,8 @@ class SameAsBuiltInSerial : public ::testing::TestWithParam<Dtype> {};
 
 TEST_P(SameAsBuiltInSerial, EveryCellBitForBit) {
   const Dtype in = GetParam();
-  const UserKernel k = test::serial_fp32_sum(in, default_out_dtype(in));
+  UserKernel k = test::serial_fp32_sum(in, default_out_dtype(in));
+  k.error_bound_of = {{Accumulator::fp32, Shape::serial}};  // recursive summation in fp32
   EvaluateOptions o;
   o.sizes = {0, 1, 31, 33, 1000, 4096};
   o.seeds = {3};
@@ -58,13 +59,24 @@ TEST_P(SameAsBuiltInSerial, EveryCellBitForBit) {
     EXPECT_EQ(u.runs, o.runs);  // a user kernel is run every time; the deterministic model once
     EXPECT_EQ(u.accumulator, "fp32");
     EXPECT_FALSE(u.gbps);  // the host: no throughput
-    EXPECT_FALSE(u.bound_ratio);  // its algorithm is the user's: no a-priori bound
+    EXPECT_EQ(u.bound_ratio, b->bound_ratio);  // the bound it claims, error_bound_of
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, SameAsBuiltInSerial,
                          ::testing::Values(Dtype::fp32, Dtype::fp16, Dtype::bf16, Dtype::fp8_e4m3),
                          [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(UserKernelCells, NoBoundRatioUnlessTheKernelNamesItsAlgorithm) {
+  EvaluateOptions o;
+  o.distributions = {{Distribution::normal, std::nullopt}};
+  o.sizes = {1000};
+  o.seeds = {1};
+  o.backend = EvaluationBackend::cpu;
+  const Evaluation e = evaluate_kernel(test::serial_fp32_sum(Dtype::fp32, Dtype::fp32), o);
+  ASSERT_FALSE(e.cells.empty());
+  for (const Cell& c : e.cells) EXPECT_FALSE(c.bound_ratio);
+}
 
 TEST(OutputCount, PerOpAndAxisAndTheSameInC) {
   struct Row {

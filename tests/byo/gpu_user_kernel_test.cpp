@@ -9,6 +9,7 @@
 #include "byo_kernels.hpp"
 #include "gpu_sum_kernel.hpp"
 #include "kernels/gpu_backend.hpp"
+#include "plugin/kernel_lib.hpp"
 
 namespace ulpscope {
 namespace {
@@ -80,6 +81,34 @@ TEST_F(GpuUserKernel, ALaunchErrorFailsTheCellAndTheRunGoesOn) {
     failed += c.status != "ok";
   }
   EXPECT_GT(failed, 0u);
+}
+
+TEST_F(GpuUserKernel, APluginsDeviceFunctionGivesItsHostTwinsBits) {
+  // gpu_plugin.cpp's kernel on the GPU, good_plugin.c's on the host: the
+  // same order, so the same results; the GPU one timed.
+  auto gpu = load_kernel_lib(BYO_GPU_PLUGIN);
+  ASSERT_EQ(gpu.size(), 1u);
+  EXPECT_FALSE(gpu[0].run_host);
+  auto host = load_kernel_lib(BYO_GOOD_PLUGIN);
+  host.resize(1);  // c_serial_sum
+  host[0].name = gpu[0].name;
+  const Evaluation on_gpu = evaluate_kernels(gpu, options());
+  EvaluateOptions o = options();
+  o.backend = EvaluationBackend::cpu;
+  const Evaluation on_host = evaluate_kernels(host, o);
+  ASSERT_EQ(on_gpu.cells.size(), on_host.cells.size());
+  ASSERT_FALSE(on_gpu.cells.empty());
+  for (std::size_t i = 0; i < on_gpu.cells.size(); ++i) {
+    const Cell& g = on_gpu.cells[i];
+    SCOPED_TRACE(g.distribution + " n=" + std::to_string(g.n) + " axis " + g.axis);
+    EXPECT_EQ(g.status, "ok");
+    EXPECT_EQ(g.result, on_host.cells[i].result);
+    EXPECT_EQ(g.ulp_error, on_host.cells[i].ulp_error);
+    EXPECT_EQ(g.configs, 2);
+    EXPECT_EQ(g.distinct_across_configs, 1);
+    ASSERT_TRUE(g.gbps);
+    EXPECT_GT(*g.gbps, 0);
+  }
 }
 
 }  // namespace
