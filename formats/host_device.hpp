@@ -7,3 +7,11 @@
 #else
 #define ULPSCOPE_HD
 #endif
+
+// Fully unrolls the loop that follows on the device, so that small arrays
+// indexed by its counter stay in registers instead of local memory.
+#if defined(__CUDA_ARCH__)
+#define ULPSCOPE_UNROLL _Pragma("unroll")
+#else
+#define ULPSCOPE_UNROLL
+#endif

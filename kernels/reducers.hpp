@@ -96,7 +96,7 @@ struct acc_groups<ExactSumOf<L, D, F, T, M>, W> {
 };
 template <int Levels, int W>
 struct acc_groups<PairwiseSumOf<Levels>, W> {
-  static constexpr bool value = W >= 2 && W <= 16;
+  static constexpr bool value = W >= 2 && W <= 64;
 };
 
 // sum, mean (value); sumsq, norm2, rms (square); dot (product).
@@ -124,6 +124,7 @@ struct SumReducer {
       Acc::template add_group<W>(st, x);
     } else {
       typename Acc::term_t t[W];
+      ULPSCOPE_UNROLL
       for (int j = 0; j < W; ++j) t[j] = K == TermKind::square ? Acc::product(x[j], x[j]) : Acc::product(x[j], y[j]);
       Acc::template add_group<W>(st, t);
     }
@@ -208,6 +209,7 @@ struct MomentsReducer {
   template <int W>
   ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
     typename Acc::term_t t[W];
+    ULPSCOPE_UNROLL
     for (int j = 0; j < W; ++j) t[j] = Acc::product(x[j], x[j]);
     Acc::template add_group<W>(st.s1, x);
     Acc::template add_group<W>(st.s2, t);

@@ -139,7 +139,11 @@ struct ExactSumOf {
   // chosen so that any W of them add exactly in float (24 bits).
   template <int W>
   struct Bins {
-    static constexpr int log2w = W <= 1 ? 0 : (W <= 2 ? 1 : (W <= 4 ? 2 : (W <= 8 ? 3 : (W <= 16 ? 4 : 5))));
+    static constexpr int log2w = [] {
+      int k = 0;
+      while ((1 << k) < W) ++k;  // ceil(log2 W): the sum of W terms grows by at most 2^k
+      return k;
+    }();
     static constexpr int kMax = 3;
     struct Plan {
       int count = 0;  // 0: no plan of at most kMax bins
@@ -189,6 +193,7 @@ struct ExactSumOf {
     if constexpr (checked_float_groups<W>) {
       float s = x[0];
       bool exact = true;
+      ULPSCOPE_UNROLL
       for (int j = 1; j < W; ++j) {
         const float t = rn::add(s, x[j]);
         exact = exact && rn::sub(t, s) == x[j] && rn::sub(t, x[j]) == s;  // NaN: false
@@ -197,6 +202,7 @@ struct ExactSumOf {
       if (exact) {
         add(st, double(s));
       } else {
+        ULPSCOPE_UNROLL
         for (int j = 0; j < W; ++j) add(st, double(x[j]));
       }
     } else {
@@ -211,9 +217,12 @@ struct ExactSumOf {
     static_assert(nb > 0, "add_group needs a bin plan (groups<W>)");
     if (st.run_terms > FastEvery - W) spill_run(st);
     float bin[nb];
+    ULPSCOPE_UNROLL
     for (int k = 0; k < nb; ++k) bin[k] = -0.0f;
+    ULPSCOPE_UNROLL
     for (int j = 0; j < W; ++j) {
       const float a = x[j] < 0.0f ? -x[j] : x[j];
+      ULPSCOPE_UNROLL
       for (int k = 0; k < nb; ++k) {
         // Adding -0 leaves a bin unchanged (+0 is added); NaN lands in bin 0.
         const bool above = k == 0 || a >= plan.limit[k - 1];
@@ -221,6 +230,7 @@ struct ExactSumOf {
         bin[k] = rn::add(bin[k], above && below ? x[j] : -0.0f);
       }
     }
+    ULPSCOPE_UNROLL
     for (int k = 0; k < nb; ++k) st.run = rn::add(st.run, double(bin[k]));
     st.run_terms += W;
   }

@@ -24,6 +24,7 @@ struct PairwiseSumOf {
   };
   ULPSCOPE_HD static State start() {
     State st;
+    ULPSCOPE_UNROLL
     for (int k = 0; k < Levels; ++k) st.level[k] = -0.0f;
     st.count = 0;
     return st;
@@ -36,9 +37,7 @@ struct PairwiseSumOf {
     float v = t;
     const std::uint64_t c = st.count;
     // Unrolled with constant indices so that the levels stay in registers on the GPU.
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    ULPSCOPE_UNROLL
     for (int k = 0; k < Levels; ++k) {
       if (((c >> k) & 1u) == 0) {
         st.level[k] = v;
@@ -48,6 +47,14 @@ struct PairwiseSumOf {
     }
     ++st.count;
   }
+  // The balanced tree of t[0..N): ((t0 + t1) + (t2 + t3)) + ..., written
+  // recursively so that every index is a constant (registers on the GPU).
+  template <int N>
+  ULPSCOPE_HD static float tree(const term_t* t) {
+    if constexpr (N == 1) return t[0];
+    else return rn::add(tree<N / 2>(t), tree<N / 2>(t + N / 2));
+  }
+
   // W terms at once when count is a multiple of W (a power of two): their
   // balanced tree, then the carry chain from level log2(W) on. The same
   // additions in the same order as W calls of add(), with fewer steps of the
@@ -55,31 +62,28 @@ struct PairwiseSumOf {
   template <int W>
   ULPSCOPE_HD static void add_group(State& st, const term_t* t) {
     static_assert(W >= 2 && (W & (W - 1)) == 0, "a power of two");
-    constexpr int L = W == 2 ? 1 : (W == 4 ? 2 : (W == 8 ? 3 : (W == 16 ? 4 : 5)));
-    static_assert(W <= 32 && L < Levels);
-    float v[W];
-    for (int j = 0; j < W; ++j) v[j] = t[j];
-    for (int w = W; w > 1; w /= 2)
-      for (int j = 0; j < w / 2; ++j) v[j] = rn::add(v[2 * j], v[2 * j + 1]);
+    constexpr int L = [] {
+      int k = 0;
+      while ((1 << k) < W) ++k;
+      return k;
+    }();
+    static_assert(L < Levels);
+    float sum = tree<W>(t);
     const std::uint64_t c = st.count;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    ULPSCOPE_UNROLL
     for (int k = L; k < Levels; ++k) {
       if (((c >> k) & 1u) == 0) {
-        st.level[k] = v[0];
+        st.level[k] = sum;
         break;
       }
-      v[0] = rn::add(st.level[k], v[0]);
+      sum = rn::add(st.level[k], sum);
     }
     st.count += W;
   }
   ULPSCOPE_HD static Partial partial(const State& st) {
     float v = -0.0f;
     bool any = false;
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    ULPSCOPE_UNROLL
     for (int k = 0; k < Levels; ++k) {
       if (!((st.count >> k) & 1u)) continue;
       v = any ? rn::add(st.level[k], v) : st.level[k];

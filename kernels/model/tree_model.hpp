@@ -45,17 +45,40 @@ typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const flo
     }
     for (int j = 0; j < W; ++j) R::add(st, x[v * W + j], y ? y[v * W + j] : 0.0f, pr);
   };
-  for (std::int64_t v = g; v < nv; v += o.threads) {
+  // The kernel's U loads in flight: U consecutive vectors of the chain as one
+  // group where the reducer takes it (tree_order.hpp, loads_in_flight).
+  auto add_vectors = [&]<int W>(std::integral_constant<int, W> w, std::int64_t v) {
+    constexpr int U = loads_in_flight(W);
+    if constexpr (reducer_adds_groups<R, U * W>) {
+      if (v + (U - 1) * o.threads < nv) {
+        float a[U * W], b[U * W];
+        for (int u = 0; u < U; ++u)
+          for (int j = 0; j < W; ++j) {
+            const std::int64_t i = (v + u * o.threads) * W + j;
+            a[u * W + j] = x[i];
+            b[u * W + j] = y ? y[i] : 0.0f;
+          }
+        R::template add_group<U * W>(st, a, y ? b : nullptr, pr);
+        return U;
+      }
+    }
+    const int u = v + (U - 1) * o.threads < nv ? U : 1;
+    for (int k = 0; k < u; ++k) add_vector(w, v + k * o.threads);
+    return u;
+  };
+  for (std::int64_t v = g; v < nv;) {
+    int done = 1;
     switch (o.vec) {
-      case 16: add_vector(std::integral_constant<int, 16>{}, v); break;
-      case 8: add_vector(std::integral_constant<int, 8>{}, v); break;
-      case 4: add_vector(std::integral_constant<int, 4>{}, v); break;
+      case 16: done = add_vectors(std::integral_constant<int, 16>{}, v); break;
+      case 8: done = add_vectors(std::integral_constant<int, 8>{}, v); break;
+      case 4: done = add_vectors(std::integral_constant<int, 4>{}, v); break;
       default:
         for (int j = 0; j < o.vec; ++j) {
           const std::int64_t i = v * o.vec + j;
           R::add(st, x[i], y ? y[i] : 0.0f, pr);
         }
     }
+    v += done * o.threads;
   }
   if (g < o.tail()) {
     const std::int64_t i = o.tail_begin() + g;

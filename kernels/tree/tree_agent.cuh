@@ -63,10 +63,9 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
         for (int j = 0; j < W; ++j) R::add(st, a[j], Y ? b[j] : 0.0f, pr);
       }
     };
-    // U loads in flight before their elements are added (the order of the
-    // additions is unchanged: vector v, then v + G, ...); narrow formats do
-    // more work per byte, so they keep more bytes in flight.
-    constexpr int U = sizeof(Elem) >= 4 ? 2 : 4;
+    // U loads in flight before their elements are added (tree_order.hpp,
+    // loads_in_flight; the order of the additions is unchanged).
+    constexpr int U = loads_in_flight(W);
     std::int64_t v = g;
     for (; v + (U - 1) * o.threads < nv; v += U * o.threads) {
       Vector<Elem> xs[U], ys[U];
@@ -75,8 +74,18 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
         xs[u] = load_vector(x, v + u * o.threads);
         if constexpr (Y) ys[u] = load_vector(y, v + u * o.threads);
       }
+      if constexpr (reducer_adds_groups<R, U * W>) {
+        float a[U * W], b[U * W];
 #pragma unroll
-      for (int u = 0; u < U; ++u) add_vector(xs[u], &ys[u]);
+        for (int u = 0; u < U; ++u) {
+          widen_vector(xs[u], a + u * W);
+          if constexpr (Y) widen_vector(ys[u], b + u * W);
+        }
+        R::template add_group<U * W>(st, a, b, pr);
+      } else {
+#pragma unroll
+        for (int u = 0; u < U; ++u) add_vector(xs[u], &ys[u]);
+      }
     }
     for (; v < nv; v += o.threads) {
       const Vector<Elem> x0 = load_vector(x, v);

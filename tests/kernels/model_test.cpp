@@ -221,6 +221,10 @@ void expect_groups_equal_single_adds(Dtype d) {
 TEST(ExactAccumulator, VectorGroupsInFloatBinsGiveTheSameInteger) {
   expect_groups_equal_single_adds<Fp16Format, 8>(Dtype::fp16);
   expect_groups_equal_single_adds<Bf16Format, 8>(Dtype::bf16);  // checked float groups
+  // Four vectors at once (tree_order.hpp, loads_in_flight).
+  expect_groups_equal_single_adds<Bf16Format, 32>(Dtype::bf16);
+  expect_groups_equal_single_adds<Fp8E4M3Format, 64>(Dtype::fp8_e4m3);
+  expect_groups_equal_single_adds<Fp8E5M2Format, 64>(Dtype::fp8_e5m2);
   expect_groups_equal_single_adds<Fp8E4M3Format, 16>(Dtype::fp8_e4m3);
   expect_groups_equal_single_adds<Fp8E5M2Format, 16>(Dtype::fp8_e5m2);
 }
@@ -281,6 +285,8 @@ TEST(PairwiseAccumulator, VectorGroupsBuildTheSameTree) {
   expect_pairwise_groups_equal_single_adds<4>();
   expect_pairwise_groups_equal_single_adds<8>();
   expect_pairwise_groups_equal_single_adds<16>();
+  expect_pairwise_groups_equal_single_adds<32>();  // 4 vectors of 8 (loads in flight)
+  expect_pairwise_groups_equal_single_adds<64>();  // 4 vectors of 16
 }
 
 // Hard cases for the final rounding: ties, ties broken by a far sticky bit,
