@@ -463,7 +463,7 @@ class MatrixRunner {
         return distinct_results({got, call_host(u, u.model, q, cfg).values}) == 1;
       };
     k.time = [gpu, &u, bytes, launch = launch_with(k.configs.front())] {
-      return gpu->time_launch(launch, bytes, 3, 10, u.name);
+      return gpu->time_launch(launch, bytes, takes_second_input(u.op), 3, 10, u.name);
     };
     return k;
   }

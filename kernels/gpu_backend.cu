@@ -373,12 +373,13 @@ std::vector<unsigned char> GpuBackend::run_launch(const Launch& launch, std::siz
   return bytes;
 }
 
-GpuBackend::Timing GpuBackend::time_launch(const Launch& launch, std::size_t out_bytes, int warmup, int reps,
-                                           const std::string& what) {
+GpuBackend::Timing GpuBackend::time_launch(const Launch& launch, std::size_t out_bytes, bool reads_y, int warmup,
+                                           int reps, const std::string& what) {
   Impl& m = *impl_;
   if (!m.uploaded) throw GpuError(what + ": no problem uploaded");
+  if (reads_y && m.problem.y == nullptr) throw GpuError(what + ": the uploaded problem has no second input y");
   m.values.reserve(std::max<std::size_t>(out_bytes, 1), "the outputs of " + what);
-  const std::size_t rotated = m.x_bytes * (m.problem.y != nullptr ? 2 : 1);
+  const std::size_t rotated = m.x_bytes * (reads_y ? 2 : 1);
   const int used = m.rotate_inputs(rotated);
   auto one = [&](int i) { launch(m.arrays(m.rotated(m.problem, i, used)), m.values.data(), m.stream); };
   const EventTimes t = time_launches(m.stream, warmup, reps, one, what);

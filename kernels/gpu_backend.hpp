@@ -91,9 +91,10 @@ class GpuBackend {
   // CUDA error (naming `what`) and returns the output's bytes.
   std::vector<unsigned char> run_launch(const Launch&, std::size_t out_bytes, const std::string& what);
   // Times a launch as time() times a built-in kernel: CUDA events, warm-up,
-  // inputs rotated among copies above L2. bytes_per_run counts x (and y),
-  // gamma and beta.
-  Timing time_launch(const Launch&, std::size_t out_bytes, int warmup, int reps, const std::string& what);
+  // inputs rotated among copies above L2. bytes_per_run counts x (and y when
+  // the kernel reads it), gamma and beta.
+  Timing time_launch(const Launch&, std::size_t out_bytes, bool reads_y, int warmup, int reps,
+                     const std::string& what);
 
   // Why this build cannot run a shape on the GPU at all (serial is a CPU
   // shape; cub_deterministic needs CCCL >= 3.1; tree/atomic before their

@@ -28,7 +28,9 @@ GpuBackend::Timing GpuBackend::time(const KernelSpec&, const LaunchConfig&, int,
 GpuBackend::Timing GpuBackend::time_cub_sum_fp32(std::int64_t, int, int) { no_cuda(); }
 GpuBackend::Timing GpuBackend::time_copy(std::size_t, int, int) { no_cuda(); }
 std::vector<unsigned char> GpuBackend::run_launch(const Launch&, std::size_t, const std::string&) { no_cuda(); }
-GpuBackend::Timing GpuBackend::time_launch(const Launch&, std::size_t, int, int, const std::string&) { no_cuda(); }
+GpuBackend::Timing GpuBackend::time_launch(const Launch&, std::size_t, bool, int, int, const std::string&) {
+  no_cuda();
+}
 
 std::optional<std::string> GpuBackend::shape_unavailable(Shape s) {
   if (s == Shape::serial) return std::string("serial is a CPU shape (one running value in index order)");
