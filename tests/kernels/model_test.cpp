@@ -221,10 +221,7 @@ void expect_groups_equal_single_adds(Dtype d) {
 TEST(ExactAccumulator, VectorGroupsInFloatBinsGiveTheSameInteger) {
   expect_groups_equal_single_adds<Fp16Format, 8>(Dtype::fp16);
   expect_groups_equal_single_adds<Bf16Format, 8>(Dtype::bf16);  // checked float groups
-  // Four vectors at once (tree_order.hpp, loads_in_flight).
-  expect_groups_equal_single_adds<Bf16Format, 32>(Dtype::bf16);
-  expect_groups_equal_single_adds<Fp8E4M3Format, 64>(Dtype::fp8_e4m3);
-  expect_groups_equal_single_adds<Fp8E5M2Format, 64>(Dtype::fp8_e5m2);
+
   expect_groups_equal_single_adds<Fp8E4M3Format, 16>(Dtype::fp8_e4m3);
   expect_groups_equal_single_adds<Fp8E5M2Format, 16>(Dtype::fp8_e5m2);
 }
