@@ -18,11 +18,13 @@
 //   such values is first added in float by magnitude bins whose W-term sums
 //   are exact in float (add_group), saving the float-to-double conversion of
 //   each element, the bottleneck at one byte per element.
-// - fp32, bf16 and products (FastEvery = 0): each double addition is checked
-//   to be exact (t - s == x and t - x == s: with |s| >= |x|, t - s is exact
+// - fp32 and bf16 (FastEvery = 0): each double addition is checked to be
+//   exact (t - s == x and t - x == s: with |s| >= |x|, t - s is exact
 //   (Dekker 1971, Fast2Sum), so equality means a zero rounding error; the
 //   other test covers |x| > |s|); a term whose addition would round goes to
-//   the integer instead. Either way the result is the exact sum.
+//   the integer instead. Products (ManBits < 0) keep the rounding errors of
+//   their double run in a second, checked double (add). Either way the result
+//   is the exact sum.
 #include <cstdint>
 
 #include "formats/binary_format.hpp"
@@ -55,6 +57,7 @@ struct ExactSumOf {
     double run;
     std::uint32_t run_terms;
     std::uint32_t since_carry;
+    double err;  // products: the rounding errors of run (TwoSum), checked
   };
 
   ULPSCOPE_HD static Partial identity() {
@@ -63,7 +66,7 @@ struct ExactSumOf {
     p.flags = 0;
     return p;
   }
-  ULPSCOPE_HD static State start() { return {identity(), -0.0, 0u, 0u}; }
+  ULPSCOPE_HD static State start() { return {identity(), -0.0, 0u, 0u, -0.0}; }
   ULPSCOPE_HD static term_t term(float x) { return x; }
   ULPSCOPE_HD static term_t product(float x, float y) { return rn::mul(double(x), double(y)); }
 
@@ -127,10 +130,25 @@ struct ExactSumOf {
       if (st.run_terms >= FastEvery) spill_run(st);
       st.run = rn::add(st.run, t);  // exact: see the note at the top
       ++st.run_terms;
-    } else {
+    } else if constexpr (ManBits >= 0) {
       const double s = rn::add(st.run, t);
       if (rn::sub(s, st.run) == t && rn::sub(s, t) == st.run) st.run = s;  // exact (note at the top)
       else spill(st, t);  // would round; also infinities and NaN
+    } else {
+      // Products have up to 2p significant bits and nearly always round in
+      // run: keep run + t = s + e exactly by Knuth's TwoSum (Knuth 1969;
+      // Ogita, Rump, Oishi 2005, Algorithm 3.1) and add e, which is small,
+      // into err with the exactness check.
+      if (!(rn::sub(t, t) == 0.0)) return spill(st, t);  // infinities and NaN
+      const double s = rn::add(st.run, t);
+      const double bp = rn::sub(s, st.run);
+      const double e = rn::add(rn::sub(st.run, rn::sub(s, bp)), rn::sub(t, bp));
+      st.run = s;
+      if (e != 0.0) {  // a zero e leaves err (and its sign of zero) alone
+        const double c = rn::add(st.err, e);
+        if (rn::sub(c, st.err) == e && rn::sub(c, e) == st.err) st.err = c;
+        else spill(st, e);
+      }
     }
   }
 
@@ -244,6 +262,7 @@ struct ExactSumOf {
       if (s.run_terms > 0) deposit(s.acc, s.run);
     } else {
       deposit(s.acc, s.run);  // -0 (nothing added) is a no-op
+      deposit(s.acc, s.err);
     }
     carry(s.acc);
     return s.acc;

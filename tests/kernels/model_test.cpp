@@ -250,6 +250,46 @@ TEST(ExactAccumulator, CheckedDoubleRunIsExact) {
   }
 }
 
+// Products: the double run, its TwoSum errors in a checked second double, the
+// integer for the rest; the same integer as one deposit per product, for
+// random products over the whole range (errors that fit and errors that do
+// not), cancellations, zeros of both signs, infinities and NaN.
+TEST(ExactAccumulator, ProductRunWithTwoSumErrorsIsExact) {
+  using Acc = ExactSum<Fp32Format, true>;
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<std::pair<float, float>>> cases = {
+      {{1.0f, 1.0f}, {0x1p-30f, 0x1p-30f}, {-1.0f, 1.0f}},
+      {{-0.0f, 1.0f}, {-0.0f, 2.0f}},
+      {{0.0f, -1.0f}, {-0.0f, 1.0f}},
+      {{3.0f, float(inf)}, {1.0f, 1.0f}},
+      {{3.0f, float(inf)}, {-1.0f, float(inf)}},
+      {{std::numeric_limits<float>::quiet_NaN(), 1.0f}},
+      {{0x1.fffffep127f, 0x1.fffffep127f}, {0x1p-149f, 0x1p-149f}, {-0x1.fffffep127f, 0x1.fffffep127f}}};
+  std::uint64_t s = 4242;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<std::pair<float, float>> c;
+    const int n = 1 + int(test::mix(s) % 2000);
+    const double span = trial % 3 == 0 ? 250.0 : (trial % 3 == 1 ? 40.0 : 4.0);  // exponent range
+    for (int i = 0; i < n; ++i) {
+      auto r = [&] { return float((test::mix(s) & 1 ? -1.0 : 1.0) * std::exp2(test::uniform01(s) * span - span / 2)); };
+      c.push_back({r(), r()});
+    }
+    cases.push_back(c);
+  }
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    auto st = Acc::start();
+    auto ref = Acc::identity();
+    for (auto [x, y] : cases[k]) {
+      Acc::add(st, Acc::product(x, y));
+      Acc::deposit(ref, double(x) * double(y));
+    }
+    auto p = Acc::partial(st);
+    Acc::carry(ref);
+    for (int d = 0; d < Acc::digits; ++d) ASSERT_EQ(p.limb[d], ref.limb[d]) << "case " << k << " digit " << d;
+    ASSERT_EQ(p.flags, ref.flags) << "case " << k;
+  }
+}
+
 // pairwise: a vector's balanced tree inserted at level log2(W) is the same
 // tree as W single steps of the counter (pairwise_sum.hpp, add_group), for
 // sums, squares and products, and for the two sums of mean_var.
