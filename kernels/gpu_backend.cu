@@ -21,6 +21,9 @@
 #if ULPSCOPE_HAVE_TREE_KERNELS || ULPSCOPE_HAVE_ATOMIC_KERNELS
 #include "kernels/tree/tree_dispatch.hpp"
 #endif
+#if ULPSCOPE_HAVE_GALLERY_KERNELS
+#include "kernels/gallery/gallery_dispatch.hpp"
+#endif
 
 namespace ulpscope {
 
@@ -120,6 +123,9 @@ struct GpuBackend::Impl {
         return as_gpu_error(s, [&] { return atomic_workspace_bytes(s, p, cfg); });
 #endif
       default:
+#if ULPSCOPE_HAVE_GALLERY_KERNELS
+        if (is_gallery(s.shape)) return as_gpu_error(s, [&] { return gallery_workspace_bytes(s, p, cfg); });
+#endif
         throw GpuError(describe(s) + ": " + GpuBackend::shape_unavailable(s.shape).value_or("no GPU dispatch"));
     }
   }
@@ -143,6 +149,12 @@ struct GpuBackend::Impl {
 #endif
       default:
         (void)cfg;
+#if ULPSCOPE_HAVE_GALLERY_KERNELS
+        if (is_gallery(s.shape)) {
+          as_gpu_error(s, [&] { launch_gallery(s, p, cfg, ws, out, stream); });
+          break;
+        }
+#endif
         throw GpuError(describe(s) + ": " + GpuBackend::shape_unavailable(s.shape).value_or("no GPU dispatch"));
     }
   }
@@ -465,6 +477,15 @@ std::optional<std::string> GpuBackend::shape_unavailable(Shape s) {
       return std::nullopt;
 #else
       return std::string("the atomic kernels are not built yet (kernels/tree)");
+#endif
+    default:
+      break;
+  }
+  if (is_gallery(s)) {
+#if ULPSCOPE_HAVE_GALLERY_KERNELS
+    return std::nullopt;
+#else
+    return std::string("the seed gallery's kernels are not built (kernels/gallery)");
 #endif
   }
   return std::string("unknown shape");

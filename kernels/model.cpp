@@ -5,6 +5,7 @@
 #include <string>
 
 #include "formats/dtype.hpp"
+#include "kernels/gallery/gallery_model.hpp"
 #include "kernels/model/model_runner.hpp"
 
 namespace ulpscope {
@@ -38,6 +39,7 @@ int vector_width(Dtype d) { return kVectorBytes / (format_info(d).bits / 8); }
 
 std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis) {
   if (!is_input(spec.in)) return "fp64 is an output format only";
+  if (is_gallery(spec.shape)) return gallery::unsupported(spec, axis);
   if (spec.shape == Shape::cub || spec.shape == Shape::cub_deterministic)
     return std::string(to_string(spec.shape)) + " is NVIDIA's code: no CPU model (GPU backend only)";
   if (spec.op == Op::logsumexp && spec.acc != Accumulator::fp32 && spec.acc != Accumulator::fp64)
@@ -66,6 +68,7 @@ std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis) {
 
 std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length) {
   if (spec.shape == Shape::serial) return {LaunchConfig{1, 1}};
+  if (is_gallery(spec.shape)) return gallery::launch_configs(spec, length);
   const std::int64_t vectors = std::max<std::int64_t>(length / vector_width(spec.in), 1);
   // The default: 256 threads, one vector per thread up to 8 blocks per SM on
   // 132 SMs, beyond that each thread loops. Then other block sizes and
@@ -94,6 +97,7 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& proble
   if (spec.shape != Shape::serial &&
       (config.threads < 32 || config.threads > 1024 || config.threads % 32 != 0 || config.blocks < 1))
     throw std::invalid_argument("a launch needs 32..1024 threads (a multiple of 32) and at least one block");
+  if (is_gallery(spec.shape)) return gallery::run_model(spec, problem, config, order_seed);
   switch (spec.in) {
     case Dtype::fp32: return model::run_model_fp32(spec, problem, config, order_seed);
     case Dtype::fp16: return model::run_model_fp16(spec, problem, config, order_seed);
@@ -113,6 +117,7 @@ bool model_is_bit_exact(const KernelSpec& spec) {
 }
 
 std::int64_t addition_depth(const KernelSpec& spec, Axis axis, std::int64_t length, const LaunchConfig& cfg) {
+  if (is_gallery(spec.shape)) return gallery::addition_depth(spec, length, cfg);
   const bool tree_chain = spec.acc == Accumulator::pairwise;
   auto chain = [&](std::int64_t k) { return tree_chain ? ceil_log2(k) : std::max<std::int64_t>(k - 1, 0); };
   if (spec.shape == Shape::serial || (axis == Axis::outer && spec.shape == Shape::tree)) return chain(length);

@@ -12,6 +12,20 @@ enum class Shape : std::uint8_t {
   atomic,             // block partials combined by atomicAdd: order varies run to run
   cub,                // cub::DeviceReduce / DeviceSegmentedReduce (GPU only, no model)
   cub_deterministic,  // cub::DeviceReduce with gpu_to_gpu determinism (CCCL >= 3.1; GPU only)
+  // The seed gallery (kernels/gallery/gallery_order.hpp): the classic kernels
+  // of the tutorials in shared/seeds, whole-array sum and max only.
+  v1_interleaved,      // interleaved addressing, divergent branches
+  v2_sequential,       // sequential addressing
+  v3_first_add,        // first add during load, half the blocks
+  v4_unroll_last_warp, // the last warp unrolled on volatile shared memory
+  v5_complete_unroll,  // block size a template parameter, every level unrolled
+  v5_shuffle,          // warp shuffles instead of the last shared-memory levels
+  v6_multi_add,        // many adds per thread (grid-stride cascade)
+  atomic_element,      // one global atomic per element
+  atomic_shared,       // shared-memory atomics, then one global atomic per block
+  cg_reduce,           // cooperative_groups cg::reduce
+  cluster,             // thread-block cluster, distributed shared memory (sm_90)
+  two_stage,           // Triton-style: BLOCK_SIZE chunks to partials, one block finishes
 };
 
 inline constexpr NameTable<Shape, 5> kShapeNames = {{{Shape::serial, "serial"},
@@ -20,11 +34,34 @@ inline constexpr NameTable<Shape, 5> kShapeNames = {{{Shape::serial, "serial"},
                                                      {Shape::cub, "cub"},
                                                      {Shape::cub_deterministic, "cub_deterministic"}}};
 
-constexpr std::string_view to_string(Shape s) { return name_in(kShapeNames, s); }
+// The gallery has its own table, so that iterating kShapeNames (the default
+// matrix, --shape) does not pull a dozen teaching kernels into every run;
+// `accuracy_report --gallery` runs them.
+inline constexpr NameTable<Shape, 12> kGalleryShapeNames = {{{Shape::v1_interleaved, "v1_interleaved"},
+                                                             {Shape::v2_sequential, "v2_sequential"},
+                                                             {Shape::v3_first_add, "v3_first_add"},
+                                                             {Shape::v4_unroll_last_warp, "v4_unroll_last_warp"},
+                                                             {Shape::v5_complete_unroll, "v5_complete_unroll"},
+                                                             {Shape::v5_shuffle, "v5_shuffle"},
+                                                             {Shape::v6_multi_add, "v6_multi_add"},
+                                                             {Shape::atomic_element, "atomic_element"},
+                                                             {Shape::atomic_shared, "atomic_shared"},
+                                                             {Shape::cg_reduce, "cg_reduce"},
+                                                             {Shape::cluster, "cluster"},
+                                                             {Shape::two_stage, "two_stage"}}};
+
+constexpr bool is_gallery(Shape s) { return s >= Shape::v1_interleaved && s <= Shape::two_stage; }
+
+constexpr std::string_view to_string(Shape s) {
+  return is_gallery(s) ? name_in(kGalleryShapeNames, s) : name_in(kShapeNames, s);
+}
 
 // NVIDIA's code has its own order and no model (SPEC.md, "Kernel shapes").
 constexpr bool has_cpu_model(Shape s) { return s != Shape::cub && s != Shape::cub_deterministic; }
 constexpr bool runs_on_gpu(Shape s) { return s != Shape::serial; }
-constexpr bool is_deterministic_order(Shape s) { return s != Shape::atomic; }
+// Atomics arrive in an order that varies run to run.
+constexpr bool is_deterministic_order(Shape s) {
+  return s != Shape::atomic && s != Shape::atomic_element && s != Shape::atomic_shared;
+}
 
 }  // namespace ulpscope

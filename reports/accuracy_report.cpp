@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "accuracy/evaluate_kernel.hpp"
 #include "accuracy/input_file.hpp"
@@ -24,6 +25,7 @@
 #include "reports/json_report.hpp"
 #include "reports/report_format.hpp"
 #include "reports/atomic_file.hpp"
+#include "reports/gallery_table.hpp"
 #include "reports/recommend.hpp"
 
 namespace ulpscope {
@@ -151,7 +153,38 @@ std::string now_iso8601() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(t));
 }
 
+// --gallery: its own matrix and table (reports/gallery_table.hpp).
+int run_gallery(const CliOptions& o) {
+  std::vector<Dtype> dtypes;
+  for (Dtype d : o.dtypes.empty() ? std::vector<Dtype>{Dtype::fp32, Dtype::fp16, Dtype::bf16} : o.dtypes) {
+    if (d == Dtype::fp32 || d == Dtype::fp16 || d == Dtype::bf16) dtypes.push_back(d);
+    else if (o.dtypes.size() == 1 || o.dtypes.size() != kInputDtypes.size())  // "all" names fp8 too: left out
+      throw UsageProblem("--gallery takes --dtype fp32, fp16, bf16 or all, not " + std::string(to_string(d)));
+  }
+  if (o.format != "table" && o.format != "md" && o.format != "json")
+    throw UsageProblem("--gallery writes --format table, md or json");
+  std::unique_ptr<GpuBackend> gpu;
+  std::string no_gpu;
+  if (o.backend != BackendChoice::cpu) {
+    gpu = GpuBackend::open(&no_gpu);
+    if (!gpu && o.backend == BackendChoice::cuda) throw UsageProblem("--backend cuda: " + no_gpu);
+    if (!gpu && !o.quiet) std::cerr << "accuracy_report: no GPU (" << no_gpu << "); running the CPU models\n";
+  }
+  const GalleryTable table = gallery_table(dtypes, gpu.get(), progress_for(o));
+  std::ostringstream text;
+  write_gallery(table, o.format, text);
+  if (o.out_path.empty()) std::cout << text.str();
+  else write_file_atomically(o.out_path, text.str());
+  for (const GalleryRow& r : table.rows)
+    if (r.failed) {
+      std::cerr << "accuracy_report: some gallery cells failed\n";
+      return 1;
+    }
+  return 0;
+}
+
 int run(const CliOptions& o) {
+  if (o.gallery) return run_gallery(o);
   const GateOptions gate_options{o.ulp_tolerance.value_or(0), o.throughput_tolerance};
   // Comparing two stored reports needs no run.
   if (!o.current_path.empty()) {

@@ -170,6 +170,10 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       ->type_name("FILE")
       ->group("Input");
   app.add_flag("-q,--quiet", o.quiet, "No progress bar")->group("Output");
+  app.add_flag("--gallery", o.gallery,
+               "The seed gallery's table (v1..v6, atomics, cg, cluster, two-stage): speed next to accuracy and "
+               "determinism, for --dtype fp32, fp16, bf16 (default: all three)")
+      ->group("Gallery");
 
   app.add_option("--baseline", o.baseline_path, "A JSON report to compare with")->type_name("FILE")->group("Gate");
   app.add_option("--current", o.current_path, "Compare this JSON report instead of re-running")

@@ -51,6 +51,9 @@ struct CliOptions {
   std::optional<Op> recommend;
   std::optional<std::int64_t> hidden;
 
+  // The seed gallery's evolution table (reports/gallery_table.hpp).
+  bool gallery = false;
+
   bool quiet = false;
   std::string command_line;  // as typed, for the report's header
 };
