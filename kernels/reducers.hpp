@@ -78,8 +78,8 @@ template <class Acc>
 struct is_exact_sum {
   static constexpr bool value = false;
 };
-template <int L, int D, std::uint32_t F, int T, int M>
-struct is_exact_sum<ExactSumOf<L, D, F, T, M>> {
+template <int L, int D, std::uint32_t F, int T, int M, bool TL>
+struct is_exact_sum<ExactSumOf<L, D, F, T, M, TL>> {
   static constexpr bool value = true;
 };
 
@@ -90,9 +90,9 @@ template <class Acc, int W>
 struct acc_groups {
   static constexpr bool value = false;
 };
-template <int L, int D, std::uint32_t F, int T, int M, int W>
-struct acc_groups<ExactSumOf<L, D, F, T, M>, W> {
-  static constexpr bool value = ExactSumOf<L, D, F, T, M>::template groups<W>;
+template <int L, int D, std::uint32_t F, int T, int M, bool TL, int W>
+struct acc_groups<ExactSumOf<L, D, F, T, M, TL>, W> {
+  static constexpr bool value = ExactSumOf<L, D, F, T, M, TL>::template groups<W>;
 };
 template <int Levels, int W>
 struct acc_groups<PairwiseSumOf<Levels>, W> {

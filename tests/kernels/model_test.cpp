@@ -256,6 +256,7 @@ TEST(ExactAccumulator, CheckedDoubleRunIsExact) {
 // not), cancellations, zeros of both signs, infinities and NaN.
 TEST(ExactAccumulator, ProductRunWithTwoSumErrorsIsExact) {
   using Acc = ExactSum<Fp32Format, true>;
+  static_assert(std::is_same_v<Acc, ExactSumOf<Acc::low, Acc::digits, Acc::fast_every, 256, -1, true>>);
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<std::vector<std::pair<float, float>>> cases = {
       {{1.0f, 1.0f}, {0x1p-30f, 0x1p-30f}, {-1.0f, 1.0f}},
