@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -15,6 +16,7 @@
 #include "byo_kernels.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "plugin/ulpscope_plugin.h"
+#include "reports/json_report.hpp"
 
 namespace ulpscope {
 namespace {
@@ -234,6 +236,23 @@ TEST(UserKernelRuns, AskingForTheGpuWithoutOneIsAnError) {
   const Evaluation e = evaluate_kernel(k, o);
   EXPECT_EQ(e.backend, "cpu");
   for (const Cell& c : e.cells) EXPECT_EQ(c.status, "ok");
+}
+
+TEST(UserKernelRuns, TheEvaluationIsAReportThatReadsBack) {
+  const Evaluation e = evaluate_kernel(test::fp16_sum(true), small_options());
+  std::stringstream json;
+  write_json(evaluation_report(e, "my_test"), json);
+  const Report back = read_report(json, "evaluation");
+  EXPECT_EQ(back.header.backend, "cpu");
+  EXPECT_EQ(back.header.command_line, "my_test");
+  EXPECT_EQ(settings_from_json(back.header.settings_json).user_kernels, std::vector<std::string>{"fp16_running_sum"});
+  ASSERT_EQ(back.cells.size(), e.cells.size());
+  for (std::size_t i = 0; i < e.cells.size(); ++i) {
+    EXPECT_EQ(back.cells[i].shape, "fp16_running_sum");
+    EXPECT_EQ(back.cells[i].accumulator, "fp16");
+    EXPECT_EQ(back.cells[i].result, e.cells[i].result);
+    EXPECT_EQ(back.cells[i].ulp_error, e.cells[i].ulp_error);
+  }
 }
 
 TEST(UserKernelRuns, SettingsNameTheKernelsAndReadBack) {
