@@ -535,7 +535,8 @@ class MatrixRunner {
       c.permutations = int(perm_results.size());
       c.distinct_across_permutations = distinct_results(perm_results);
     }
-    if (k.timing) {
+    // An empty input reads no bytes: its throughput is unknown, not 0 GB/s.
+    if (k.timing && k.timing->bytes_per_run > 0) {
       c.gbps = k.timing->gbps;
       if (cub_gbps_ > 0) c.fraction_of_cub = k.timing->gbps / cub_gbps_;
       if (copy_gbps_ > 0) c.fraction_of_copy = k.timing->gbps / copy_gbps_;
