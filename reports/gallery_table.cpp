@@ -36,8 +36,12 @@ void add_cell(GalleryRow& r, const Cell& c) {
     ++r.failed;
     return;
   }
-  if (c.ulp_error) r.max_ulp = std::max(r.max_ulp.value_or(0.0), *c.ulp_error);
-  else ++r.without_ulp;
+  if (c.ulp_error) {
+    r.max_ulp = std::max(r.max_ulp.value_or(0.0), *c.ulp_error);
+    r.ulps.push_back(*c.ulp_error);
+  } else {
+    ++r.without_ulp;
+  }
   r.correctly_rounded += c.correctly_rounded;
   r.max_distinct_runs = std::max(r.max_distinct_runs, c.distinct_results);
   r.max_distinct_configs = std::max(r.max_distinct_configs, c.distinct_across_configs);
@@ -83,8 +87,15 @@ std::string number(const std::optional<double>& v, const char* spec) {
 
 std::string ulp_text(const GalleryRow& r) {
   std::string s = r.max_ulp ? fmt::format("{:.4g}", *r.max_ulp) : std::string("-");
-  if (r.without_ulp) s += fmt::format(" (+{} non-finite)", r.without_ulp);
+  if (r.without_ulp) s += fmt::format(" (+{} without)", r.without_ulp);
   return s;
+}
+
+std::string median_text(const GalleryRow& r) {
+  if (r.ulps.empty()) return "-";
+  std::vector<double> v = r.ulps;
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+  return fmt::format("{:.3g}", v[v.size() / 2]);
 }
 
 std::string model_text(const GalleryRow& r) {
@@ -100,6 +111,7 @@ std::vector<std::string> row_cells(const GalleryRow& r) {
           number(r.ms, "{:.3f}"),
           number(r.gbps, "{:.1f}"),
           number(r.fraction_of_cub, "{:.2f}"),
+          median_text(r),
           ulp_text(r),
           fmt::format("{}/{}", r.correctly_rounded, ok),
           std::to_string(r.max_distinct_runs),
@@ -108,7 +120,7 @@ std::vector<std::string> row_cells(const GalleryRow& r) {
 }
 
 const std::vector<std::string> kHeader = {"kernel",  "op",     "acc",        "time ms",  "GB/s",        "x cub",
-                                          "max ulp", "CR",     "runs",       "configs",  "GPU = model"};
+                                          "median ulp", "max ulp", "CR",     "runs",       "configs",  "GPU = model"};
 
 std::string heading(const GalleryTable& t, Dtype d) {
   const std::string timing = t.backend == "cpu"
@@ -154,7 +166,8 @@ void write_text(const GalleryTable& t, std::ostream& out, bool markdown) {
     if (!r.note.empty()) out << "    " << r.kernel << ": " << r.note << '\n';
   }
   out << '\n' << t.settings << '\n'
-      << "max ulp: worst ULP error against the correctly rounded exact value; CR: correctly rounded cells; runs, "
+      << "median ulp, max ulp: the median and worst ULP error against the exact value (\"+k without\": cells with no ULP number, a NaN or "
+         "infinite result or reference); CR: correctly rounded cells; runs, "
          "configs: most distinct results over repeated runs and over launch configurations; GPU = model: cells "
          "whose GPU bits equal the CPU model's (atomics have no fixed order: not checked).\n";
 }
@@ -170,6 +183,7 @@ void write_json(const GalleryTable& t, std::ostream& out) {
                     {"cells", r.cells},
                     {"failed", r.failed},
                     {"max_ulp_error", opt(r.max_ulp)},
+                    {"ulp_errors", r.ulps},
                     {"cells_without_ulp", r.without_ulp},
                     {"correctly_rounded", r.correctly_rounded},
                     {"max_distinct_results", r.max_distinct_runs},
@@ -200,7 +214,7 @@ MatrixSettings gallery_matrix(const std::vector<Dtype>& dtypes, bool gpu) {
   s.shapes.clear();
   for (const auto& [shape, name] : kGalleryShapeNames) s.shapes.push_back(shape);
   if (gpu) s.shapes.push_back(Shape::cub);
-  s.sizes = {4097, (1 << 16) + 3};
+  s.sizes = {4097, (1 << 20) + 3};
   s.seeds = {1};
   s.axes = {Axis::all};
   s.runs = 5;

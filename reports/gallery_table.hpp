@@ -28,6 +28,7 @@ struct GalleryRow {
   // Over the cells (distributions x sizes) of this kernel.
   int cells = 0, failed = 0;
   std::optional<double> max_ulp;  // over the cells with a finite ULP error
+  std::vector<double> ulps;       // those cells' ULP errors
   int without_ulp = 0;            // cells with no ULP number (non-finite result or reference)
   int correctly_rounded = 0;
   int max_distinct_runs = 0, max_distinct_configs = 0;
