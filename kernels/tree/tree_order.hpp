@@ -46,10 +46,9 @@ struct TreeOrder {
 // The vector width for an element size.
 ULPSCOPE_HD constexpr int vector_width(int element_bytes) { return kVectorBytes / element_bytes; }
 
-// Vectors a thread loads before adding them: v, v + G, ..., consecutive terms
-// of its chain (narrow formats do more work per byte, so they keep more bytes
-// in flight). Reducers that add groups (reducers.hpp) take the U vectors as
-// one group of U * W terms when all U exist; the models do the same.
+// Vectors a thread loads before adding them, v, v + G, ..., consecutive terms
+// of its chain, where the reducer adds them as one group of U * W terms
+// (reducers.hpp, pairwise); the models group them the same way.
 ULPSCOPE_HD constexpr int loads_in_flight(int vec) { return vec > 4 ? 4 : 2; }
 
 // Levels of the warp tree, and of the block tree over T/32 warp results
