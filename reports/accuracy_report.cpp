@@ -135,6 +135,17 @@ std::vector<UserKernel> user_kernels_from(const CliOptions& o, MatrixSettings& s
 }
 
 // A progress bar on a terminal only: not when stderr is piped, not in CI.
+// The GPU unless --backend cpu; --backend cuda without one is a usage error,
+// auto without one says so and runs the CPU models.
+std::unique_ptr<GpuBackend> open_backend(const CliOptions& o) {
+  if (o.backend == BackendChoice::cpu) return nullptr;
+  std::string no_gpu;
+  std::unique_ptr<GpuBackend> gpu = GpuBackend::open(&no_gpu);
+  if (!gpu && o.backend == BackendChoice::cuda) throw UsageProblem("--backend cuda: " + no_gpu);
+  if (!gpu && !o.quiet) std::cerr << "accuracy_report: no GPU (" << no_gpu << "); running the CPU models\n";
+  return gpu;
+}
+
 MatrixProgress progress_for(const CliOptions& o) {
   const char* ci = std::getenv("CI");
   if (o.quiet || !isatty(STDERR_FILENO) || (ci && *ci)) return {};
@@ -163,13 +174,7 @@ int run_gallery(const CliOptions& o) {
   }
   if (o.format != "table" && o.format != "md" && o.format != "json")
     throw UsageProblem("--gallery writes --format table, md or json");
-  std::unique_ptr<GpuBackend> gpu;
-  std::string no_gpu;
-  if (o.backend != BackendChoice::cpu) {
-    gpu = GpuBackend::open(&no_gpu);
-    if (!gpu && o.backend == BackendChoice::cuda) throw UsageProblem("--backend cuda: " + no_gpu);
-    if (!gpu && !o.quiet) std::cerr << "accuracy_report: no GPU (" << no_gpu << "); running the CPU models\n";
-  }
+  const std::unique_ptr<GpuBackend> gpu = open_backend(o);
   const GalleryTable table = gallery_table(dtypes, gpu.get(), progress_for(o));
   std::ostringstream text;
   write_gallery(table, o.format, text);
@@ -218,13 +223,7 @@ int run(const CliOptions& o) {
   const std::vector<UserKernel> kernels = user_kernels_from(o, settings, baseline.has_value());
   const std::optional<UserInput> user = user_input_from(o, settings);
 
-  std::unique_ptr<GpuBackend> gpu;
-  std::string no_gpu;
-  if (o.backend != BackendChoice::cpu) {
-    gpu = GpuBackend::open(&no_gpu);
-    if (!gpu && o.backend == BackendChoice::cuda) throw UsageProblem("--backend cuda: " + no_gpu);
-    if (!gpu && !o.quiet) std::cerr << "accuracy_report: no GPU (" << no_gpu << "); running the CPU models\n";
-  }
+  const std::unique_ptr<GpuBackend> gpu = open_backend(o);
 
   Report report;
   report.header.version = ULPSCOPE_VERSION;

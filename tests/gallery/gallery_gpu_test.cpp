@@ -15,23 +15,12 @@
 #include "kernels/gpu_backend.hpp"
 #include "kernels/model.hpp"
 #include "gallery_test_support.hpp"
+#include "gpu_test_backend.hpp"
 
 namespace ulpscope {
 namespace {
 
 using namespace test;
-
-GpuBackend* gpu(std::string* why) {
-  static std::string reason;
-  static std::unique_ptr<GpuBackend> g = GpuBackend::open(&reason);
-  *why = reason;
-  return g.get();
-}
-
-#define REQUIRE_GPU()                                    \
-  std::string why_no_gpu;                                \
-  GpuBackend* const g = gpu(&why_no_gpu);                \
-  if (!g) GTEST_SKIP() << "no GPU: " << why_no_gpu;
 
 bool atomic(Shape s) { return !is_deterministic_order(s); }
 
