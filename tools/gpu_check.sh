@@ -63,10 +63,12 @@ step configure "$log" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
   "-DULPSCOPE_CCCL_INCLUDE_DIRS=$cccl_dirs" $chart_js || { printf '%s\n' "${summary[@]}"; exit 1; }
 grep -E "ulpscope: (CUDA|CCCL)" "$log"
 targets="gpu_backend_tests gpu_throughput"
-# The tree helper's GPU test, where the build has it.
-if ninja -C "$build" -t targets all 2>/dev/null | grep -q '^kernels_gpu_tests:'; then
-  targets="$targets kernels_gpu_tests"
-fi
+# The other GPU test programs, where the build has them.
+for t in kernels_gpu_tests gallery_gpu_tests byo_gpu_tests accuracy_gpu_tests; do
+  if ninja -C "$build" -t targets all 2>/dev/null | grep -q "^$t:"; then
+    targets="$targets $t"
+  fi
+done
 step build "$log" cmake --build "$build" -j "$jobs" --target $targets || { printf '%s\n' "${summary[@]}"; exit 1; }
 
 log=$out/tests.log
@@ -88,6 +90,8 @@ if [ -z "${SKIP_SANITIZERS:-}" ]; then
       gpu_backend_tests) filter=${SANITIZE_FILTER:--*Timing*:*OutOfMemory*:*n1048579*} ;;
       # Sizes/.../7 is 2^20 + 3 elements, GpuAtomic runs 2^20 + 3 too, Large 2^31.
       kernels_gpu_tests) filter=${SANITIZE_FILTER:--*GpuTreeWhole*/7:*GpuAtomic*:*Large*} ;;
+      # The seeds' traps: 32-thread blocks, partial last warps, atomic resets.
+      gallery_gpu_tests) filter=${SANITIZE_FILTER:-GalleryGpuTraps.*} ;;
       *) continue ;;
     esac
     bin=$(find "$build/tests" -type f -name "$t" -perm -u+x | head -n 1)
