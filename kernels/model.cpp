@@ -6,6 +6,7 @@
 
 #include "formats/dtype.hpp"
 #include "kernels/gallery/gallery_model.hpp"
+#include "kernels/integer_log2.hpp"
 #include "kernels/model/model_runner.hpp"
 
 namespace ulpscope {
@@ -19,12 +20,6 @@ bool sums(Op op) {
 }
 
 std::string name(Op op) { return std::string(to_string(op)); }
-
-std::int64_t ceil_log2(std::int64_t k) {
-  std::int64_t l = 0;
-  while ((std::int64_t(1) << l) < k) ++l;
-  return l;
-}
 
 // Blocks that cover `vectors` vector loads with `threads` threads each doing
 // `per_thread` of them, at most `cap` (a few waves of an H100's 132 SMs).

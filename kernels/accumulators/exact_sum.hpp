@@ -29,6 +29,7 @@
 
 #include "formats/binary_format.hpp"
 #include "formats/host_device.hpp"
+#include "kernels/integer_log2.hpp"
 #include "kernels/out_format.hpp"
 #include "kernels/rounded_arith.hpp"
 
@@ -120,6 +121,13 @@ struct ExactSumOf {
     }
   }
 
+  // Whether s = fl(a + b) is a + b exactly (Fast2Sum: the note at the top).
+  // False for NaN, and for an s that overflowed.
+  template <class T>
+  ULPSCOPE_HD static bool sum_is_exact(T a, T b, T s) {
+    return rn::sub(s, a) == b && rn::sub(s, b) == a;
+  }
+
   ULPSCOPE_HD static void spill_run(State& st) {
     spill(st, st.run);
     st.run = -0.0;
@@ -133,7 +141,7 @@ struct ExactSumOf {
       ++st.run_terms;
     } else if constexpr (!TwoLevel) {
       const double s = rn::add(st.run, t);
-      if (rn::sub(s, st.run) == t && rn::sub(s, t) == st.run) st.run = s;  // exact (note at the top)
+      if (sum_is_exact(st.run, t, s)) st.run = s;
       else spill(st, t);  // would round; also infinities and NaN
     } else {
       // Products have up to 2p significant bits and nearly always round in
@@ -147,7 +155,7 @@ struct ExactSumOf {
       st.run = s;
       if (e != 0.0) {  // a zero e leaves err (and its sign of zero) alone
         const double c = rn::add(st.err, e);
-        if (rn::sub(c, st.err) == e && rn::sub(c, e) == st.err) st.err = c;
+        if (sum_is_exact(st.err, e, c)) st.err = c;
         else spill(st, e);
       }
     }
@@ -158,23 +166,13 @@ struct ExactSumOf {
   // chosen so that any W of them add exactly in float (24 bits).
   template <int W>
   struct Bins {
-    static constexpr int log2w = [] {
-      int k = 0;
-      while ((1 << k) < W) ++k;  // ceil(log2 W): the sum of W terms grows by at most 2^k
-      return k;
-    }();
+    static constexpr int log2w = ceil_log2(W);  // the sum of W terms grows by at most 2^log2w
     static constexpr int kMax = 3;
     struct Plan {
       int count = 0;  // 0: no plan of at most kMax bins
       int bound[kMax] = {};
       float limit[kMax] = {};  // 2^bound
     };
-    static constexpr float pow2f(int e) {
-      float v = 1.0f;
-      for (; e > 0; --e) v *= 2.0f;
-      for (; e < 0; ++e) v *= 0.5f;
-      return v;
-    }
     static constexpr Plan plan() {
       Plan p;
       if (ManBits < 0 || FastEvery == 0) return p;
@@ -183,12 +181,12 @@ struct ExactSumOf {
         const int hi = quantum + 24 - log2w;
         if (hi >= Top) {
           p.bound[k] = Top;
-          p.limit[k] = pow2f(Top);
+          p.limit[k] = float(Fp32Format::pow2(Top));  // exact: |Top| < 128
           p.count = k + 1;
           return p;
         }
         p.bound[k] = hi;
-        p.limit[k] = pow2f(hi);
+        p.limit[k] = float(Fp32Format::pow2(hi));
         quantum = hi - ManBits;
       }
       return p;
@@ -218,7 +216,7 @@ struct ExactSumOf {
       ULPSCOPE_UNROLL
       for (int j = 1; j < W; ++j) {
         const float t = rn::add(s, x[j]);
-        exact = exact && rn::sub(t, s) == x[j] && rn::sub(t, x[j]) == s;  // NaN: false
+        exact = exact && sum_is_exact(s, x[j], t);
         s = t;
       }
       if (exact) {

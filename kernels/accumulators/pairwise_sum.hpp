@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "formats/host_device.hpp"
+#include "kernels/integer_log2.hpp"
 #include "kernels/rounded_arith.hpp"
 
 namespace ulpscope {
@@ -62,11 +63,7 @@ struct PairwiseSumOf {
   template <int W>
   ULPSCOPE_HD static void add_group(State& st, const term_t* t) {
     static_assert(W >= 2 && (W & (W - 1)) == 0, "a power of two");
-    constexpr int L = [] {
-      int k = 0;
-      while ((1 << k) < W) ++k;
-      return k;
-    }();
+    constexpr int L = ceil_log2(W);
     static_assert(L < Levels);
     float sum = tree<W>(t);
     const std::uint64_t c = st.count;

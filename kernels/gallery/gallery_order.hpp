@@ -52,6 +52,7 @@
 #include <cstdint>
 
 #include "formats/host_device.hpp"
+#include "kernels/integer_log2.hpp"
 #include "kernels/shape.hpp"
 
 namespace ulpscope::gallery {
@@ -69,11 +70,6 @@ ULPSCOPE_HD constexpr std::int64_t next_pow2(std::int64_t k) {
   return p;
 }
 ULPSCOPE_HD constexpr bool is_pow2(std::int64_t k) { return k > 0 && (k & (k - 1)) == 0; }
-ULPSCOPE_HD constexpr int log2_exact(std::int64_t k) {
-  int l = 0;
-  while ((std::int64_t(1) << l) < k) ++l;
-  return l;
-}
 
 // The block steps of v1.
 ULPSCOPE_HD constexpr bool interleaved_active(int t, int s) { return t % (2 * s) == 0; }
@@ -173,7 +169,7 @@ ULPSCOPE_HD constexpr std::int64_t two_stage_element(std::int64_t k, int t, int 
 // Higham 2002, eq. 4.4); an upper bound where blocks differ.
 constexpr std::int64_t addition_depth(const Plan& p) {
   const std::int64_t T = p.threads;
-  const int tree = log2_exact(T);
+  const int tree = ceil_log2(T);
   std::int64_t d = 0;
   for (int k = 0; k < p.passes; ++k) {
     const Pass& q = p.pass[k];
