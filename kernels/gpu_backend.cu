@@ -50,6 +50,22 @@ __global__ void fill_uniform(float* x, std::int64_t n, std::uint64_t seed) {
 
 std::size_t align_up(std::size_t b) { return (b + 255) / 256 * 256; }
 
+// The Timing of `reps` timed launches that each count bytes_per_run, rotating
+// among `copies` buffers of copy_bytes each (SPEC.md, "Metrics": throughput).
+GpuBackend::Timing timing_of(const EventTimes& t, int reps, std::size_t bytes_per_run, int copies,
+                             std::size_t copy_bytes, std::size_t l2_bytes) {
+  GpuBackend::Timing r;
+  r.median_ms = t.median();
+  r.min_ms = t.min();
+  r.max_ms = t.max();
+  r.timed_runs = reps;
+  r.bytes_per_run = bytes_per_run;
+  r.gbps = double(bytes_per_run) / (r.median_ms * 1e-3) / 1e9;
+  r.copies = copies;
+  r.exceeds_l2 = std::size_t(copies) * copy_bytes > l2_bytes;
+  return r;
+}
+
 std::string describe(const KernelSpec& s) {
   return std::string(to_string(s.shape)) + " " + std::string(to_string(s.op)) + " " +
          std::string(to_string(s.in)) + "->" + std::string(to_string(s.out)) + " acc " +
@@ -198,16 +214,7 @@ struct GpuBackend::Impl {
   }
 
   Timing timing(const EventTimes& t, int reps, std::size_t rotated, int used) const {
-    Timing r;
-    r.median_ms = t.median();
-    r.min_ms = t.min();
-    r.max_ms = t.max();
-    r.timed_runs = reps;
-    r.bytes_per_run = rotated + aux_bytes;
-    r.gbps = double(r.bytes_per_run) / (r.median_ms * 1e-3) / 1e9;
-    r.copies = used;
-    r.exceeds_l2 = std::size_t(used) * rotated > info.l2_bytes;
-    return r;
+    return timing_of(t, reps, rotated + aux_bytes, used, rotated, info.l2_bytes);
   }
 
   static UploadedArrays arrays(const DeviceProblem& p) {
@@ -418,16 +425,7 @@ GpuBackend::Timing GpuBackend::time_cub_sum_fp32(std::int64_t n, int warmup, int
     launch_cub_sum_fp32(in, n, sum.as<float>(), DeviceWorkspace{temp.data(), temp.bytes()}, m.stream);
   };
   const EventTimes t = time_launches(m.stream, warmup, reps, launch, "cub::DeviceReduce::Sum fp32");
-  Timing r;
-  r.median_ms = t.median();
-  r.min_ms = t.min();
-  r.max_ms = t.max();
-  r.timed_runs = reps;
-  r.bytes_per_run = bytes;
-  r.gbps = double(bytes) / (r.median_ms * 1e-3) / 1e9;
-  r.copies = copies;
-  r.exceeds_l2 = std::size_t(copies) * bytes > m.info.l2_bytes;
-  return r;
+  return timing_of(t, reps, bytes, copies, bytes, m.info.l2_bytes);
 }
 
 GpuBackend::Timing GpuBackend::time_copy(std::size_t bytes, int warmup, int reps) {
@@ -445,16 +443,8 @@ GpuBackend::Timing GpuBackend::time_copy(std::size_t bytes, int warmup, int reps
                "cudaMemcpyAsync device to device");
   };
   const EventTimes t = time_launches(m.stream, warmup, reps, launch, "device-to-device copy");
-  Timing r;
-  r.median_ms = t.median();
-  r.min_ms = t.min();
-  r.max_ms = t.max();
-  r.timed_runs = reps;
-  r.bytes_per_run = 2 * bytes;  // read and written (METHOD: "counting bytes read plus bytes written")
-  r.gbps = double(r.bytes_per_run) / (r.median_ms * 1e-3) / 1e9;
-  r.copies = copies;
-  r.exceeds_l2 = std::size_t(copies) * bytes > m.info.l2_bytes;
-  return r;
+  // Read and written (METHOD: "counting bytes read plus bytes written").
+  return timing_of(t, reps, 2 * bytes, copies, bytes, m.info.l2_bytes);
 }
 
 std::optional<std::string> GpuBackend::shape_unavailable(Shape s) {
