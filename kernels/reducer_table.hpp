@@ -83,12 +83,6 @@ struct is_atomic_capable<SumReducer<Fp32Sum, K>> : std::true_type {};
 template <TermKind K>
 struct is_atomic_capable<SumReducer<Fp64Sum, K>> : std::true_type {};
 
-// Whether a reducer reads a second input (dot).
-template <class R>
-struct takes_y : std::false_type {};
-template <class Acc>
-struct takes_y<SumReducer<Acc, TermKind::product>> : std::true_type {};
-
 // The format type and storage type of an input Dtype.
 template <Dtype D> struct InputFormat;
 template <> struct InputFormat<Dtype::fp32> { using type = Fp32Format; };

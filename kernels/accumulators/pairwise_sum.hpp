@@ -35,18 +35,40 @@ struct PairwiseSumOf {
   ULPSCOPE_HD static term_t product(float x, float y) { return rn::mul(x, y); }
   // Terms i and i+1 pair first, then pairs of pairs: the carry chain of count.
   ULPSCOPE_HD static void add(State& st, term_t t) {
-    float v = t;
+    carry<0>(st, t);
+    ++st.count;
+  }
+  // Adds the sum of a complete block of 2^L terms at level L: while level k
+  // is occupied (bit k of count), it absorbs level k and moves up; the first
+  // free level keeps it. On the GPU every level is a select, with no branch
+  // and no store through a computed address, so that the levels stay in
+  // registers: with a branch and a break, the compiler merges the stores into
+  // one whose address depends on the count and moves the levels to local
+  // memory (seen in the PTX: a 128-byte local depot). Count is the same for
+  // the warp's threads (tree_order.hpp), and the same additions happen in the
+  // same order either way.
+  template <int L>
+  ULPSCOPE_HD static void carry(State& st, float v) {
     const std::uint64_t c = st.count;
-    // Unrolled with constant indices so that the levels stay in registers on the GPU.
+#if defined(__CUDA_ARCH__)
+    bool moving = true;
     ULPSCOPE_UNROLL
-    for (int k = 0; k < Levels; ++k) {
+    for (int k = L; k < Levels; ++k) {
+      const bool occupied = (c >> k) & 1u;
+      const float merged = rn::add(st.level[k], v);
+      st.level[k] = moving && !occupied ? v : st.level[k];
+      v = occupied ? merged : v;
+      moving = moving && occupied;
+    }
+#else
+    for (int k = L; k < Levels; ++k) {
       if (((c >> k) & 1u) == 0) {
         st.level[k] = v;
-        break;
+        return;
       }
       v = rn::add(st.level[k], v);
     }
-    ++st.count;
+#endif
   }
   // The balanced tree of t[0..N): ((t0 + t1) + (t2 + t3)) + ..., written
   // recursively so that every index is a constant (registers on the GPU).
@@ -65,16 +87,7 @@ struct PairwiseSumOf {
     static_assert(W >= 2 && (W & (W - 1)) == 0, "a power of two");
     constexpr int L = ceil_log2(W);
     static_assert(L < Levels);
-    float sum = tree<W>(t);
-    const std::uint64_t c = st.count;
-    ULPSCOPE_UNROLL
-    for (int k = L; k < Levels; ++k) {
-      if (((c >> k) & 1u) == 0) {
-        st.level[k] = sum;
-        break;
-      }
-      sum = rn::add(st.level[k], sum);
-    }
+    carry<L>(st, tree<W>(t));
     st.count += W;
   }
   ULPSCOPE_HD static Partial partial(const State& st) {

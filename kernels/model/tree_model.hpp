@@ -46,9 +46,9 @@ typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const flo
     for (int j = 0; j < W; ++j) R::add(st, x[v * W + j], y ? y[v * W + j] : 0.0f, pr);
   };
   // The kernel's U loads in flight: U consecutive vectors of the chain as one
-  // group where the reducer takes it (tree_order.hpp, loads_in_flight).
+  // group where the reducer takes it (reducers.hpp, group_loads).
   auto add_vectors = [&]<int W>(std::integral_constant<int, W> w, std::int64_t v) {
-    constexpr int U = loads_in_flight(W);
+    constexpr int U = group_loads<R, W>();
     if constexpr (reducer_adds_groups<R, U * W>) {
       if (v + (U - 1) * o.threads < nv) {
         float a[U * W], b[U * W];

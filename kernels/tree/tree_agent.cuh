@@ -63,12 +63,8 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
         for (int j = 0; j < W; ++j) R::add(st, a[j], Y ? b[j] : 0.0f, pr);
       }
     };
-    // U loads in flight before their elements are added (the order of the
-    // additions is unchanged). Four only where the reducer then adds the four
-    // vectors as one group (tree_order.hpp, loads_in_flight): measured on the
-    // H100, four loads made the other narrow-format kernels slower (max fp16
-    // 0.94 -> 0.77 of cub Sum fp32, dot fp16 kahan 0.96 -> 0.87).
-    constexpr int U = reducer_adds_groups<R, loads_in_flight(W) * W> ? loads_in_flight(W) : 2;
+    // U loads in flight before their elements are added (reducers.hpp, group_loads).
+    constexpr int U = group_loads<R, W>();
     std::int64_t v = g;
     for (; v + (U - 1) * o.threads < nv; v += U * o.threads) {
       Vector<Elem> xs[U], ys[U];

@@ -46,11 +46,6 @@ struct TreeOrder {
 // The vector width for an element size.
 ULPSCOPE_HD constexpr int vector_width(int element_bytes) { return kVectorBytes / element_bytes; }
 
-// Vectors a thread loads before adding them, v, v + G, ..., consecutive terms
-// of its chain, where the reducer adds them as one group of U * W terms
-// (reducers.hpp, pairwise); the models group them the same way.
-ULPSCOPE_HD constexpr int loads_in_flight(int vec) { return vec > 4 ? 4 : 2; }
-
 // Levels of the warp tree, and of the block tree over T/32 warp results
 // (the block tree always runs a full warp tree over 32 slots).
 inline constexpr int kWarpLevels = 5;
