@@ -16,9 +16,17 @@ template <int Levels>
 struct PairwiseSumOf {
   using term_t = float;
   using value_t = float;
+  // Levels below kLow change every few groups and stay in registers on the
+  // GPU; the levels above change once per 2^8 groups of 64 terms at most and
+  // may live in local memory (two arrays, so that the compiler can keep the
+  // first in registers whatever it does with the second).
+  static constexpr int kLow = Levels < 14 ? Levels : 14;
   struct State {
-    float level[Levels];
+    float low[kLow];
+    float high[Levels - kLow > 0 ? Levels - kLow : 1];
     std::uint64_t count;
+    ULPSCOPE_HD float& at(int k) { return k < kLow ? low[k] : high[k - kLow]; }
+    ULPSCOPE_HD float at(int k) const { return k < kLow ? low[k] : high[k - kLow]; }
   };
   struct Partial {
     float s;
@@ -26,7 +34,8 @@ struct PairwiseSumOf {
   ULPSCOPE_HD static State start() {
     State st;
     ULPSCOPE_UNROLL
-    for (int k = 0; k < Levels; ++k) st.level[k] = -0.0f;
+    for (int k = 0; k < kLow; ++k) st.low[k] = -0.0f;
+    for (int k = kLow; k < Levels; ++k) st.at(k) = -0.0f;
     st.count = 0;
     return st;
   }
@@ -40,35 +49,36 @@ struct PairwiseSumOf {
   }
   // Adds the sum of a complete block of 2^L terms at level L: while level k
   // is occupied (bit k of count), it absorbs level k and moves up; the first
-  // free level keeps it. On the GPU every level is a select, with no branch
-  // and no store through a computed address, so that the levels stay in
-  // registers: with a branch and a break, the compiler merges the stores into
-  // one whose address depends on the count and moves the levels to local
-  // memory (seen in the PTX: a 128-byte local depot). Count is the same for
-  // the warp's threads (tree_order.hpp), and the same additions happen in the
-  // same order either way.
+  // free level keeps it. On the GPU every low level is a select, with no
+  // branch and no store through a computed address, so that those levels stay
+  // in registers: with a branch and a break, the compiler merges the stores
+  // into one whose address depends on the count and moves the levels to local
+  // memory (seen in the PTX: a 128-byte local depot). The same additions in
+  // the same order either way.
   template <int L>
   ULPSCOPE_HD static void carry(State& st, float v) {
     const std::uint64_t c = st.count;
+    int k = L;
 #if defined(__CUDA_ARCH__)
     bool moving = true;
     ULPSCOPE_UNROLL
-    for (int k = L; k < Levels; ++k) {
-      const bool occupied = (c >> k) & 1u;
-      const float merged = rn::add(st.level[k], v);
-      st.level[k] = moving && !occupied ? v : st.level[k];
+    for (int j = L; j < kLow; ++j) {
+      const bool occupied = (c >> j) & 1u;
+      const float merged = rn::add(st.low[j], v);
+      st.low[j] = moving && !occupied ? v : st.low[j];
       v = occupied ? merged : v;
       moving = moving && occupied;
     }
-#else
-    for (int k = L; k < Levels; ++k) {
+    if (!moving) return;
+    k = L > kLow ? L : kLow;
+#endif
+    for (; k < Levels; ++k) {
       if (((c >> k) & 1u) == 0) {
-        st.level[k] = v;
+        st.at(k) = v;
         return;
       }
-      v = rn::add(st.level[k], v);
+      v = rn::add(st.at(k), v);
     }
-#endif
   }
   // The balanced tree of t[0..N): ((t0 + t1) + (t2 + t3)) + ..., written
   // recursively so that every index is a constant (registers on the GPU).
@@ -94,9 +104,14 @@ struct PairwiseSumOf {
     float v = -0.0f;
     bool any = false;
     ULPSCOPE_UNROLL
-    for (int k = 0; k < Levels; ++k) {
+    for (int k = 0; k < kLow; ++k) {
       if (!((st.count >> k) & 1u)) continue;
-      v = any ? rn::add(st.level[k], v) : st.level[k];
+      v = any ? rn::add(st.low[k], v) : st.low[k];
+      any = true;
+    }
+    for (int k = kLow; k < Levels; ++k) {
+      if (!((st.count >> k) & 1u)) continue;
+      v = any ? rn::add(st.at(k), v) : st.at(k);
       any = true;
     }
     return {v};

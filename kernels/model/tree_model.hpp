@@ -46,7 +46,10 @@ typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const flo
     for (int j = 0; j < W; ++j) R::add(st, x[v * W + j], y ? y[v * W + j] : 0.0f, pr);
   };
   // The kernel's U loads in flight: U consecutive vectors of the chain as one
-  // group where the reducer takes it (reducers.hpp, group_loads).
+  // group where the reducer takes it (reducers.hpp, group_loads). The kernel
+  // adds the vectors left over in halving groups; a group adds what its
+  // vectors add one by one (pairwise: the same tree), so the model adds them
+  // one at a time.
   auto add_vectors = [&]<int W>(std::integral_constant<int, W> w, std::int64_t v) {
     constexpr int U = group_loads<R, W>();
     if constexpr (reducer_adds_groups<R, U * W>) {

@@ -65,26 +65,41 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
     };
     // U loads in flight before their elements are added (reducers.hpp, group_loads).
     constexpr int U = group_loads<R, W>();
+    // U vectors at a time (one group where the reducer takes it), then the
+    // remaining vectors in halving groups (pairwise: the same tree, fewer
+    // carries; count stays a multiple of each group), then one at a time.
     std::int64_t v = g;
-    for (; v + (U - 1) * o.threads < nv; v += U * o.threads) {
-      Vector<Elem> xs[U], ys[U];
+    auto add_loads = [&]<int N>(std::integral_constant<int, N>) {
+      Vector<Elem> xs[N], ys[N];
 #pragma unroll
-      for (int u = 0; u < U; ++u) {
+      for (int u = 0; u < N; ++u) {
         xs[u] = load_vector(x, v + u * o.threads);
         if constexpr (Y) ys[u] = load_vector(y, v + u * o.threads);
       }
-      if constexpr (reducer_adds_groups<R, U * W>) {
-        float a[U * W], b[U * W];
+      using RN = std::conditional_t<N != 0, R, void>;  // looked up per N (a generic lambda)
+      if constexpr (reducer_adds_groups<R, N * W>) {
+        float a[N * W], b[N * W];
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
+        for (int u = 0; u < N; ++u) {
           widen_vector(xs[u], a + u * W);
           if constexpr (Y) widen_vector(ys[u], b + u * W);
         }
-        R::template add_group<U * W>(st, a, b, pr);
+        RN::template add_group<N * W>(st, a, b, pr);
       } else {
 #pragma unroll
-        for (int u = 0; u < U; ++u) add_vector(xs[u], &ys[u]);
+        for (int u = 0; u < N; ++u) add_vector(xs[u], &ys[u]);
       }
+      v += N * o.threads;
+    };
+    for (; v + (U - 1) * o.threads < nv;) add_loads(std::integral_constant<int, U>{});
+    if constexpr (U >= 16) {
+      if (v + 7 * o.threads < nv) add_loads(std::integral_constant<int, 8>{});
+    }
+    if constexpr (U >= 8) {
+      if (v + 3 * o.threads < nv) add_loads(std::integral_constant<int, 4>{});
+    }
+    if constexpr (U >= 4) {
+      if (v + 1 * o.threads < nv) add_loads(std::integral_constant<int, 2>{});
     }
     for (; v < nv; v += o.threads) {
       const Vector<Elem> x0 = load_vector(x, v);
