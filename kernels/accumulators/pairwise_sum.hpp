@@ -35,7 +35,8 @@ struct PairwiseSumOf {
     State st;
     ULPSCOPE_UNROLL
     for (int k = 0; k < kLow; ++k) st.low[k] = -0.0f;
-    for (int k = kLow; k < Levels; ++k) st.at(k) = -0.0f;
+    // The high levels are read only once written (their bit of count set);
+    // left unset, so that no thread writes them to memory before it needs them.
     st.count = 0;
     return st;
   }
