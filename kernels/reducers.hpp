@@ -172,17 +172,17 @@ struct takes_y<SumReducer<Acc, TermKind::product>> : std::true_type {};
 // Vectors of W elements that a tree thread loads before adding them: U
 // consecutive vectors of its chain, v, v + G, ... (tree_order.hpp, step 1),
 // added as one group of U*W terms where the reducer takes such a group, else
-// one vector after the other (the same order either way). Pairwise takes 64
-// terms per group (32 for dot's two inputs) so that its carry chain runs once
-// per 64 terms; the other reducers load two vectors at a time: measured on the
-// H100, four made them slower (max fp16 0.94 -> 0.77 of cub Sum fp32, dot
-// fp16 kahan 0.96 -> 0.87), and exact groups of four vectors too.
+// one vector after the other (the same order either way). Pairwise takes up to
+// 8 vectors and 64 terms per group (32 for dot's two inputs), so that its carry
+// chain runs once per 32 or 64 terms (measured on the H100: sum fp32 0.83 -> 0.94 of cub
+// Sum fp32 with groups of 8 vectors, dot fp32 0.87 -> 1.0); the other reducers
+// load two vectors at a time: four made them slower (max fp16 0.94 -> 0.77,
+// dot fp16 kahan 0.96 -> 0.87), and exact groups of four vectors too.
 template <class R, int W>
 ULPSCOPE_HD constexpr int group_loads() {
   constexpr int terms = takes_y<R>::value ? 32 : 64;
-  if constexpr (W <= terms / 16 && reducer_adds_groups<R, 16 * W>) return 16;
-  else if constexpr (W <= terms / 8 && reducer_adds_groups<R, 8 * W>) return 8;
-  else if constexpr (W <= terms / 4 && reducer_adds_groups<R, 4 * W>) return 4;
+  if constexpr (8 * W <= terms && reducer_adds_groups<R, 8 * W>) return 8;
+  else if constexpr (4 * W <= terms && reducer_adds_groups<R, 4 * W>) return 4;
   else return 2;
 }
 

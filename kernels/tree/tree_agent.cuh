@@ -92,9 +92,6 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
       v += N * o.threads;
     };
     for (; v + (U - 1) * o.threads < nv;) add_loads(std::integral_constant<int, U>{});
-    if constexpr (U >= 16) {
-      if (v + 7 * o.threads < nv) add_loads(std::integral_constant<int, 8>{});
-    }
     if constexpr (U >= 8) {
       if (v + 3 * o.threads < nv) add_loads(std::integral_constant<int, 4>{});
     }
