@@ -79,21 +79,21 @@ template <class Acc>
 struct is_exact_sum {
   static constexpr bool value = false;
 };
-template <int L, int D, std::uint32_t F, int T, int M, bool TL>
-struct is_exact_sum<ExactSumOf<L, D, F, T, M, TL>> {
+template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP>
+struct is_exact_sum<ExactSumOf<L, D, F, T, M, TL, FP>> {
   static constexpr bool value = true;
 };
 
 // Accumulators that add W terms at once (add_group<W>) with the same result
-// as W adds: pairwise (the same tree), exact sums of narrow formats (float
-// bins; exact_sum.hpp).
+// as W adds: pairwise (the same tree), exact sums of narrow formats (one
+// check of the exact double run per group; exact_sum.hpp).
 template <class Acc, int W>
 struct acc_groups {
   static constexpr bool value = false;
 };
-template <int L, int D, std::uint32_t F, int T, int M, bool TL, int W>
-struct acc_groups<ExactSumOf<L, D, F, T, M, TL>, W> {
-  static constexpr bool value = ExactSumOf<L, D, F, T, M, TL>::template groups<W>;
+template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, int W>
+struct acc_groups<ExactSumOf<L, D, F, T, M, TL, FP>, W> {
+  static constexpr bool value = ExactSumOf<L, D, F, T, M, TL, FP>::template groups<W>;
 };
 template <int Levels, int W>
 struct acc_groups<PairwiseSumOf<Levels>, W> {

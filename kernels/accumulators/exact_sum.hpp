@@ -14,10 +14,9 @@
 // is not guaranteed:
 // - fp16 and fp8 (FastEvery > 0): every term is a multiple of 2^Low below
 //   2^Top, so FastEvery = 2^(53 + Low - Top) terms cannot round a double
-//   (SPEC.md's note); the run is spilled every FastEvery terms. A vector of W
-//   such values is first added in float by magnitude bins whose W-term sums
-//   are exact in float (add_group), saving the float-to-double conversion of
-//   each element, the bottleneck at one byte per element.
+//   (SPEC.md's note); the run is spilled every FastEvery terms, checked once
+//   per vector of W values (add_group). Products of two such values are exact
+//   in float (FloatProducts), so each costs one conversion to double.
 // - fp32 and bf16 (FastEvery = 0): each double addition is checked to be
 //   exact (t - s == x and t - x == s: with |s| >= |x|, t - s is exact
 //   (Dekker 1971, Fast2Sum), so equality means a zero rounding error; the
@@ -38,9 +37,11 @@ namespace ulpscope {
 // Low: exponent of the least significant digit; Digits: how many 32-bit
 // digits; FastEvery: terms per exact double run before spilling (0: checked
 // additions); Top: every term is below 2^Top; ManBits: the input format's
-// stored mantissa bits (-1 for products: no float bins); TwoLevel: products
-// keep the double run's rounding errors in a second double (add).
-template <int Low, int Digits, std::uint32_t FastEvery, int Top = 0, int ManBits = -1, bool TwoLevel = false>
+// stored mantissa bits (-1 for products: no groups); TwoLevel: products keep
+// the double run's rounding errors in a second double (add); FloatProducts:
+// the product of two input values is exact in float.
+template <int Low, int Digits, std::uint32_t FastEvery, int Top = 0, int ManBits = -1, bool TwoLevel = false,
+          bool FloatProducts = false>
 struct ExactSumOf {
   using term_t = double;
   using value_t = double;
@@ -70,7 +71,10 @@ struct ExactSumOf {
   }
   ULPSCOPE_HD static State start() { return {identity(), -0.0, 0u, 0u, -0.0}; }
   ULPSCOPE_HD static term_t term(float x) { return x; }
-  ULPSCOPE_HD static term_t product(float x, float y) { return rn::mul(double(x), double(y)); }
+  ULPSCOPE_HD static term_t product(float x, float y) {
+    if constexpr (FloatProducts) return double(rn::mul(x, y));  // exact: ExactLayout
+    else return rn::mul(double(x), double(y));
+  }
 
   // Propagate carries: every digit but the top one into [0, 2^32); the top
   // one keeps the sign (a two's complement number with a wide top digit).
@@ -161,53 +165,22 @@ struct ExactSumOf {
     }
   }
 
-  // Float bins for groups of W input values: bin k holds the values with
-  // 2^bound[k-1] <= |x| < 2^bound[k], multiples of 2^quantum[k]; bound[k] is
-  // chosen so that any W of them add exactly in float (24 bits).
-  template <int W>
-  struct Bins {
-    static constexpr int log2w = ceil_log2(W);  // the sum of W terms grows by at most 2^log2w
-    static constexpr int kMax = 3;
-    struct Plan {
-      int count = 0;  // 0: no plan of at most kMax bins
-      int bound[kMax] = {};
-      float limit[kMax] = {};  // 2^bound
-    };
-    static constexpr Plan plan() {
-      Plan p;
-      if (ManBits < 0 || FastEvery == 0) return p;
-      int quantum = Low;
-      for (int k = 0; k < kMax; ++k) {
-        const int hi = quantum + 24 - log2w;
-        if (hi >= Top) {
-          p.bound[k] = Top;
-          p.limit[k] = float(Fp32Format::pow2(Top));  // exact: |Top| < 128
-          p.count = k + 1;
-          return p;
-        }
-        p.bound[k] = hi;
-        p.limit[k] = float(Fp32Format::pow2(hi));
-        quantum = hi - ManBits;
-      }
-      return p;
-    }
-    static constexpr Plan kPlan = plan();
-  };
   // bf16 (FastEvery = 0, few mantissa bits): W values are first added in
   // float with the same exactness check as add(); a group whose float sum
   // rounded is added term by term instead.
   template <int W>
-  static constexpr bool checked_float_groups =
-      FastEvery == 0 && ManBits >= 0 && ManBits + Bins<W>::log2w <= 12;
-  // One 16-byte vector at most: groups of the 2-4 vectors in flight measured
-  // slower on the H100 (bf16 0.75 against 0.84 of cub Sum fp32; e4m3 0.82
-  // against 0.85), the float arrays crowding out registers.
+  static constexpr bool checked_float_groups = FastEvery == 0 && ManBits >= 0 && ManBits + ceil_log2(W) <= 12;
+  // One 16-byte vector of input values at most: groups of the 2-4 vectors in
+  // flight measured slower on the H100 (bf16 0.75 against 0.84 of cub Sum
+  // fp32; e4m3 0.82 against 0.85), the arrays crowding out registers.
   template <int W>
-  static constexpr bool groups = W <= 16 && (Bins<W>::kPlan.count > 0 || checked_float_groups<W>);
+  static constexpr bool groups = W <= 16 && ManBits >= 0 && (FastEvery >= W || checked_float_groups<W>);
 
   // W input values at once (only where groups<W>): the same exact sum as W
-  // calls of add(), in float bins first. A group counts as W terms against
-  // FastEvery, as its bins' total is below W * 2^Top.
+  // calls of add(). fp16 and fp8: the exact double run, its length checked
+  // once per group (measured on the H100, against float bins whose W-term
+  // sums were exact by construction: fp16 0.87 -> TBD, fp8_e5m2 0.61 -> TBD of
+  // cub Sum fp32; the bins' classification cost more than the conversions).
   template <int W>
   ULPSCOPE_HD static void add_group(State& st, const float* x) {
     if constexpr (checked_float_groups<W>) {
@@ -226,33 +199,11 @@ struct ExactSumOf {
         for (int j = 0; j < W; ++j) add(st, double(x[j]));
       }
     } else {
-      add_binned<W>(st, x);
-    }
-  }
-
-  template <int W>
-  ULPSCOPE_HD static void add_binned(State& st, const float* x) {
-    constexpr auto plan = Bins<W>::kPlan;
-    constexpr int nb = plan.count;
-    static_assert(nb > 0, "add_group needs a bin plan (groups<W>)");
-    if (st.run_terms > FastEvery - W) spill_run(st);
-    float bin[nb];
-    ULPSCOPE_UNROLL
-    for (int k = 0; k < nb; ++k) bin[k] = -0.0f;
-    ULPSCOPE_UNROLL
-    for (int j = 0; j < W; ++j) {
-      const float a = x[j] < 0.0f ? -x[j] : x[j];
+      if (st.run_terms > FastEvery - W) spill_run(st);
       ULPSCOPE_UNROLL
-      for (int k = 0; k < nb; ++k) {
-        // Adding -0 leaves a bin unchanged (+0 is added); NaN lands in bin 0.
-        const bool above = k == 0 || a >= plan.limit[k - 1];
-        const bool below = k == nb - 1 || !(a >= plan.limit[k]);
-        bin[k] = rn::add(bin[k], above && below ? x[j] : -0.0f);
-      }
+      for (int j = 0; j < W; ++j) st.run = rn::add(st.run, double(x[j]));  // exact: the note at the top
+      st.run_terms += W;
     }
-    ULPSCOPE_UNROLL
-    for (int k = 0; k < nb; ++k) st.run = rn::add(st.run, double(bin[k]));
-    st.run_terms += W;
   }
 
   ULPSCOPE_HD static Partial partial(const State& st) {
@@ -357,7 +308,11 @@ struct ExactLayout {
   // (2^28, uniform inputs) dot fp32 0.14 -> 0.85 of cub Sum fp32, sumsq fp32
   // 0.07 -> 0.43, fp16 0.09 -> 0.57, bf16 0.04 -> 0.34 (dot fp16 and bf16 lose
   // 0.14); for e5m2 products (3 bits) the checked run alone is faster.
-  using type = ExactSumOf<quantum, digits, fast_every, top, Squared ? -1 : F::man_bits, Squared && F::man_bits >= 7>;
+  // Products of two values with at most 12 significant bits (fp16, fp8) are
+  // exact in float when their range fits float's: one conversion per term.
+  static constexpr bool float_products = Squared && 2 * (F::man_bits + 1) <= 24 && quantum >= -149 && top <= 128;
+  using type = ExactSumOf<quantum, digits, fast_every, top, Squared ? -1 : F::man_bits, Squared && F::man_bits >= 7,
+                          float_products>;
 };
 
 template <class F, bool Squared>

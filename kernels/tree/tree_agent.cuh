@@ -18,6 +18,26 @@ namespace ulpscope::tree {
 // registers per thread (pairwise levels, exact limbs) without spilling.
 inline constexpr int kMaxThreads = 512;
 
+// Blocks of kMaxThreads per SM the first pass is compiled for. The default
+// grid is 8 blocks of 256 threads per SM (launch_configs, kernels/model.cpp):
+// a kernel that needs 33 to 40 registers fits 7 or 6 of them, and its blocks
+// run in 1.14 or 1.33 waves. Narrow states are held to 32 registers (4 blocks
+// of 512); wide ones (pairwise levels, exact limbs, the naive accumulator's
+// rounding to a narrow format) are left to the compiler (0: no minimum, as
+// before; pairwise with 1 took 80 registers, 3 blocks per SM).
+template <class Acc>
+inline constexpr bool rounds_to_narrow = false;
+template <class F>
+inline constexpr bool rounds_to_narrow<FloatSum<RoundToFormat<F>>> = true;
+template <class R>
+inline constexpr bool wide_state = sizeof(typename R::State) > 16;
+template <class Acc, TermKind K>
+inline constexpr bool wide_state<SumReducer<Acc, K>> = sizeof(typename Acc::State) > 16 || rounds_to_narrow<Acc>;
+template <class Acc>
+inline constexpr bool wide_state<MomentsReducer<Acc>> = sizeof(typename Acc::State) > 8 || rounds_to_narrow<Acc>;
+template <class R>
+inline constexpr int kMinBlocks = wide_state<R> ? 0 : 4;
+
 template <class R>
 __device__ __forceinline__ typename R::Params params_at(const typename R::Params* p, std::int64_t i) {
   return p ? p[i] : typename R::Params{};
@@ -117,7 +137,7 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
 // Steps 1-3 of the whole-array order; Atomic: thread 0 adds the block's
 // partial into partials[0] with atomicAdd instead (the atomic shape).
 template <class R, bool Y, bool Atomic, class Elem>
-__global__ void __launch_bounds__(kMaxThreads)
+__global__ void __launch_bounds__(kMaxThreads, kMinBlocks<R>)
     block_partials(const Elem* x, const Elem* y, std::int64_t n, const typename R::Params* params,
                    typename R::Partial* partials) {
   const TreeOrder o{n, Vector<Elem>::width, std::int64_t(gridDim.x) * blockDim.x};

@@ -173,14 +173,14 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // The exact accumulator's shortcuts (exact_sum.hpp) against one deposit per
-// term: float bins for a vector of fp16 or fp8 values and checked float sums
+// term: the double run checked once per vector of fp16 or fp8 values, checked float sums
 // of a vector of bf16 values (add_group), the checked double run for fp32,
 // bf16 and products. Special values included: a NaN, an
 // infinity of either sign, both zeros, subnormals, the largest value.
 template <class F, int W>
 void expect_groups_equal_single_adds(Dtype d) {
   using Acc = ExactSum<F, false>;
-  static_assert(Acc::template groups<W>, "a narrow format has a bin plan");
+  static_assert(Acc::template groups<W>, "narrow formats add whole vectors");
   const FormatInfo& info = format_info(d);
   std::vector<double> pool = {0.0, -0.0, info.min_subnormal, -info.min_subnormal, info.max_finite,
                               -info.max_finite, 1.0, -1.0, 0x1p-3, 0x1p4, 0x1p8};
@@ -218,7 +218,7 @@ void expect_groups_equal_single_adds(Dtype d) {
   }
 }
 
-TEST(ExactAccumulator, VectorGroupsInFloatBinsGiveTheSameInteger) {
+TEST(ExactAccumulator, VectorGroupsGiveTheSameInteger) {
   expect_groups_equal_single_adds<Fp16Format, 8>(Dtype::fp16);
   expect_groups_equal_single_adds<Bf16Format, 8>(Dtype::bf16);  // checked float groups
 
@@ -248,6 +248,38 @@ TEST(ExactAccumulator, CheckedDoubleRunIsExact) {
     for (int d = 0; d < Acc::digits; ++d) EXPECT_EQ(p.limb[d], ref.limb[d]) << "digit " << d;
     EXPECT_EQ(p.flags, ref.flags);
   }
+}
+
+// Products of two fp16 or fp8 values are formed in float (ExactLayout's
+// float_products): every product of every pair of values (fp8: all 256 x 256;
+// fp16: random pairs and the extremes) equals the double product, which is
+// exact. bf16 and fp32 products do not fit float and stay in double.
+template <class F>
+void expect_float_products_exact(bool all_pairs) {
+  using Acc = ExactSum<F, true>;
+  static_assert(ExactLayout<F, true>::float_products);
+  std::vector<float> v;
+  if (all_pairs) {
+    for (std::uint32_t b = 0; b < (1u << F::bits); ++b) v.push_back(float(decode<F>(b)));
+  } else {
+    std::uint64_t s = 99;
+    for (int i = 0; i < 4000; ++i) v.push_back(float(decode<F>(std::uint32_t(test::mix(s) % (1u << F::bits)))));
+    for (std::uint32_t b : {0x0001u, 0x8001u, 0x7BFFu, 0xFBFFu, 0x03FFu, 0x0400u}) v.push_back(float(decode<F>(b)));
+  }
+  for (float x : v)
+    for (float y : v) {
+      if (std::isnan(x) || std::isnan(y)) continue;
+      const double want = double(x) * double(y), got = Acc::product(x, y);
+      ASSERT_TRUE(std::isnan(want) ? std::isnan(got) : got == want && std::signbit(got) == std::signbit(want))
+          << x << " * " << y;
+    }
+}
+
+TEST(ExactAccumulator, NarrowProductsAreExactInFloat) {
+  expect_float_products_exact<Fp8E4M3Format>(true);
+  expect_float_products_exact<Fp8E5M2Format>(true);
+  expect_float_products_exact<Fp16Format>(false);
+  static_assert(!ExactLayout<Bf16Format, true>::float_products && !ExactLayout<Fp32Format, true>::float_products);
 }
 
 // Products: the double run, its TwoSum errors in a checked second double, the
