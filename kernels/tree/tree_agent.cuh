@@ -35,6 +35,8 @@ template <class Acc, TermKind K>
 inline constexpr bool wide_state<SumReducer<Acc, K>> = sizeof(typename Acc::State) > 16 || rounds_to_narrow<Acc>;
 template <class Acc>
 inline constexpr bool wide_state<MomentsReducer<Acc>> = sizeof(typename Acc::State) > 8 || rounds_to_narrow<Acc>;
+template <>
+inline constexpr bool wide_state<WelfordReducer> = true;  // 32 registers: 60 bytes of spills on fp8
 template <class R>
 inline constexpr int kMinBlocks = wide_state<R> ? 0 : 4;
 
