@@ -143,6 +143,12 @@ struct SumReducer {
         f.value[0] = round_to_out(r, a.out, a.sat);
         return f;
       }
+      // mean rounds once from the exact quotient (the mean of nothing is NaN, below).
+      if (a.op == Op::mean && a.n > 0) {
+        f.unrounded[0] = rn::div(Acc::total(p), double(a.n));
+        f.value[0] = round_to_out(Acc::round_quotient(p, a.n, out_format(a.out)), a.out, a.sat);
+        return f;
+      }
     }
     set_output(f, 0, double(finish_sum_like<T>(Acc::total(p), a)), a);
     return f;

@@ -304,6 +304,43 @@ struct ExactSumOf {
     return neg ? -v : v;
   }
 
+  // RN_F(value / n), n >= 1 (the exact mean): |value| * 2^128 divided by n in
+  // 32-bit digits by long division (a remainder below n < 2^63 and one digit
+  // fit 128 bits), a nonzero remainder jammed into the quotient's last bit,
+  // which lies at least 65 bits below the rounding position, then round() of
+  // the quotient: one rounding, as for the sum.
+  ULPSCOPE_HD static double round_quotient(const Partial& p, std::int64_t n, OutFormat f) {
+    if (p.flags & (kNan | kPosInf | kNegInf)) return round(p, f);  // NaN and infinities divided by n
+    using Wide = ExactSumOf<Low - 128, Digits + 4, 0>;
+    Partial a = p;
+    carry(a);
+    const bool neg = a.limb[Digits - 1] < 0;
+    if (neg) {
+      for (int k = 0; k < Digits; ++k) a.limb[k] = -a.limb[k];
+      carry(a);
+    }
+    typename Wide::Partial q;
+    q.flags = p.flags;
+    const std::uint64_t d = std::uint64_t(n);
+    std::uint64_t rem = 0;
+    for (int j = Digits + 3; j >= 0; --j) {
+      const int k = j - 4;  // the dividend's digit at 2^(Low - 128 + 32 j)
+      const std::uint64_t digit = k >= 0 ? std::uint64_t(a.limb[k]) : 0;
+      if (j == Digits + 3) {  // the top digit may be wider than 32 bits
+        q.limb[j] = std::int64_t(digit / d);
+        rem = digit % d;
+      } else {
+        const unsigned __int128 cur = (static_cast<unsigned __int128>(rem) << 32) | digit;
+        q.limb[j] = std::int64_t(std::uint64_t(cur / d));
+        rem = std::uint64_t(cur % d);
+      }
+    }
+    if (rem != 0) q.limb[0] |= 1;
+    if (neg)
+      for (int j = 0; j < Digits + 4; ++j) q.limb[j] = -q.limb[j];
+    return Wide::round(q, f);
+  }
+
   ULPSCOPE_HD static value_t total(const Partial& p) { return round(p, out_format(Dtype::fp64)); }
 };
 
