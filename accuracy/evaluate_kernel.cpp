@@ -31,6 +31,7 @@ MatrixSettings evaluation_settings(const std::vector<UserKernel>& kernels, const
     if (!is_elementwise_output(k.op))
       for (Axis a : kernel_axes(k)) add_once(s.axes, a);
     add_once(s.user_kernels, k.name);
+    if (!k.deterministic) add_once(s.nondeterministic_kernels, k.name);
   }
   if (s.axes.empty()) s.axes = {Axis::all};
   s.accumulators = o.accumulators;

@@ -53,6 +53,7 @@ std::string MatrixSettings::to_json() const {
   if (!user_kernels.empty()) {
     nlohmann::json with = j;
     with["user_kernels"] = user_kernels;
+    if (!nondeterministic_kernels.empty()) with["nondeterministic_kernels"] = nondeterministic_kernels;
     return with.dump();
   }
   return j.dump();
@@ -102,6 +103,8 @@ MatrixSettings settings_from_json(const std::string& text) {
     s.permutations = j.at("permutations").get<int>();
     s.eps = j.at("eps").get<double>();
     if (j.contains("user_kernels")) s.user_kernels = j.at("user_kernels").get<std::vector<std::string>>();
+    if (j.contains("nondeterministic_kernels"))
+      s.nondeterministic_kernels = j.at("nondeterministic_kernels").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("settings: ") + e.what());
   }

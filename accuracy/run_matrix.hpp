@@ -43,6 +43,9 @@ struct MatrixSettings {
   // themselves are passed to run_matrix): a gate re-running this matrix
   // needs the same kernels (--kernel-lib).
   std::vector<std::string> user_kernels;
+  // Those of them declared non-deterministic (UserKernel::deterministic
+  // false): the gate does not count their run-to-run variation as a regression.
+  std::vector<std::string> nondeterministic_kernels;
 
   // The settings as a JSON object string (the report header's "settings"), so
   // that a gate can refuse a baseline made with other settings.

@@ -131,6 +131,7 @@ std::vector<UserKernel> user_kernels_from(const CliOptions& o, MatrixSettings& s
     s.shapes.clear();
   }
   s.user_kernels = own.user_kernels;
+  s.nondeterministic_kernels = own.nondeterministic_kernels;
   return all;
 }
 

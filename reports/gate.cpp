@@ -35,7 +35,8 @@ std::string settings_difference(const nlohmann::json& a, const nlohmann::json& b
 
 std::string bool_text(std::optional<bool> b) { return b ? (*b ? "true" : "false") : "null"; }
 
-void compare_cell(const Cell& b, const Cell& c, const GateOptions& options, GateResult& result) {
+void compare_cell(const Cell& b, const Cell& c, const GateOptions& options,
+                  const std::vector<std::string>& nondeterministic_kernels, GateResult& result) {
   const CellKey key = cell_key(b);
   auto add = [&](FindingKind kind, std::string change) { result.findings.push_back({kind, key, std::move(change)}); };
 
@@ -70,11 +71,15 @@ void compare_cell(const Cell& b, const Cell& c, const GateOptions& options, Gate
       {"distinct_across_configs", b.distinct_across_configs, c.distinct_across_configs},
       {"distinct_across_permutations", b.distinct_across_permutations, c.distinct_across_permutations},
   };
-  // A shape whose order varies by design (atomic: SPEC.md, "Kernel shapes")
-  // promises no determinism: a baseline that happened to see one result is
-  // a measurement, and a later run that sees two is not a regression.
+  // A shape whose order varies by design (atomic: SPEC.md, "Kernel shapes"),
+  // or a user kernel declared non-deterministic (the settings' list), promises
+  // no determinism: a baseline that happened to see one result is a
+  // measurement, and a later run that sees two is not a regression.
   const auto shape = parse_in(kShapeNames, b.shape);
-  const bool promises_determinism = !shape || is_deterministic_order(*shape);
+  const bool promises_determinism =
+      shape ? is_deterministic_order(*shape)
+            : std::find(nondeterministic_kernels.begin(), nondeterministic_kernels.end(), b.shape) ==
+                  nondeterministic_kernels.end();
   for (const auto& r : repro)
     if (promises_determinism && r.before == 1 && r.after.value_or(0) > 1)
       add(FindingKind::became_non_deterministic, fmt::format("{} 1 -> {}", r.what, *r.after));
@@ -184,6 +189,11 @@ GateResult run_gate(const Report& baseline, const Report& current, const GateOpt
   check_comparable(baseline, current, options);
   const auto current_index = index_cells(current, "current");
   const auto baseline_index = index_cells(baseline, "baseline");
+  // Comparable reports have the same settings (check_comparable), valid JSON.
+  std::vector<std::string> nondeterministic;
+  if (const auto s = nlohmann::json::parse(baseline.header.settings_json);
+      s.is_object() && s.contains("nondeterministic_kernels"))
+    nondeterministic = s.at("nondeterministic_kernels").get<std::vector<std::string>>();
   GateResult result;
   result.baseline_cells = baseline.cells.size();
   for (const Cell& b : baseline.cells) {
@@ -193,7 +203,7 @@ GateResult run_gate(const Report& baseline, const Report& current, const GateOpt
       continue;
     }
     ++result.compared_cells;
-    compare_cell(b, *it->second, options, result);
+    compare_cell(b, *it->second, options, nondeterministic, result);
   }
   for (const Cell& c : current.cells)
     if (!baseline_index.count(cell_key(c)))

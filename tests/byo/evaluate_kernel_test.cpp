@@ -266,6 +266,13 @@ TEST(UserKernelRuns, SettingsNameTheKernelsAndReadBack) {
   EXPECT_EQ(back.to_json(), e.settings.to_json());
   // The built-in matrix's settings do not mention user kernels at all.
   EXPECT_EQ(default_matrix(false).to_json().find("user_kernels"), std::string::npos);
+  // A deterministic kernel is not listed as non-deterministic; one declared so is, and reads back.
+  EXPECT_TRUE(e.settings.nondeterministic_kernels.empty());
+  UserKernel racy = k;
+  racy.deterministic = false;
+  const Evaluation r = evaluate_kernel(racy, small_options());
+  EXPECT_EQ(r.settings.nondeterministic_kernels, std::vector<std::string>{"fp64_sum"});
+  EXPECT_EQ(settings_from_json(r.settings.to_json()).nondeterministic_kernels, r.settings.nondeterministic_kernels);
 }
 
 }  // namespace

@@ -122,6 +122,23 @@ TEST(Gate, AtomicShapesPromiseNoDeterminism) {
   }
 }
 
+TEST(Gate, UserKernelsDeclaredNonDeterministicPromiseNoDeterminism) {
+  // The same for a user kernel that the settings list as non-deterministic
+  // (UserKernel::deterministic false); one not listed promises determinism.
+  for (const bool declared : {true, false}) {
+    Report baseline = test::sample_report();
+    baseline.cells[0].shape = "my_atomic_sum";
+    auto settings = nlohmann::json::parse(baseline.header.settings_json);
+    settings["user_kernels"] = {"my_atomic_sum"};
+    if (declared) settings["nondeterministic_kernels"] = {"my_atomic_sum"};
+    baseline.header.settings_json = settings.dump();
+    Report current = baseline;
+    current.cells[0].distinct_results = 2;
+    const GateResult r = run_gate(baseline, current, {});
+    EXPECT_EQ(gate_exit_status(r), declared ? kGatePass : kGateRegression) << declared;
+  }
+}
+
 TEST(Gate, SummaryNamesTheCellAndTheChange) {
   const Report baseline = test::sample_report();
   Report current = baseline;
