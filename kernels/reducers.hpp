@@ -149,6 +149,12 @@ struct SumReducer {
         f.value[0] = round_to_out(Acc::round_quotient(p, a.n, out_format(a.out)), a.out, a.sat);
         return f;
       }
+      // norm2 rounds once from the exact square root (of nothing: +0, below).
+      if (a.op == Op::norm2 && a.n > 0) {
+        f.unrounded[0] = rn::sqrt(Acc::total(p));
+        f.value[0] = round_to_out(Acc::round_sqrt(p, out_format(a.out)), a.out, a.sat);
+        return f;
+      }
     }
     set_output(f, 0, double(finish_sum_like<T>(Acc::total(p), a)), a);
     return f;

@@ -279,6 +279,13 @@ struct ExactSumOf {
     }
     for (; k >= 0; --k) sticky |= a.limb[k] != 0;
     if (bits < 64) w <<= (64 - bits);
+    return round_bits(w, e, sticky, neg, f);
+  }
+
+  // RN_F(+-(w / 2^63) * 2^e), w's leading one at bit 63, sticky: nonzero bits
+  // below w; infinities beyond f's largest finite value.
+  ULPSCOPE_HD static double round_bits(std::uint64_t w, int e, bool sticky, bool neg, OutFormat f) {
+    const double inf = detail::double_from_bits(0x7FF0000000000000ull);
     // Keep the bits at and above 2^q, q the quantum of f at e (SPEC.md, "Metrics").
     const int q = (e > f.emin ? e : f.emin) - f.precision + 1;
     const int kept = e - q + 1;
@@ -302,6 +309,52 @@ struct ExactSumOf {
     v *= detail::exact_pow2(sc);
     if (v > f.max_finite) v = inf;
     return neg ? -v : v;
+  }
+
+  // RN_F(sqrt(value)) (the exact norm2): the integer's top 125-126 bits T,
+  // aligned so that the exponent left over is even, and r = floor(sqrt(T))
+  // (a double's estimate, corrected in 128-bit integers) is floor(sqrt) of the
+  // whole integer at half that exponent, since T 2^s <= M < (T + 1) 2^s <=
+  // (r + 1)^2 2^s. r has 62-63 bits, nine or more below any rounding
+  // position: an inexact root (r^2 != T, or bits below T) is jammed into its
+  // last bit, and round_bits rounds once.
+  ULPSCOPE_HD static double round_sqrt(const Partial& p, OutFormat f) {
+    const double nan = detail::double_from_bits(0x7FF8000000000000ull);
+    if ((p.flags & (kNan | kNegInf)) || (p.flags & kPosInf)) return p.flags & (kNan | kNegInf) ? nan : round(p, f);
+    Partial a = p;
+    carry(a);
+    if (a.limb[Digits - 1] < 0) return nan;  // the root of a negative value
+    int top = Digits - 1;
+    while (top >= 0 && a.limb[top] == 0) --top;
+    if (top < 0) return round(p, f);  // +-0: its own root
+    int nb = 0;
+    while (nb < 64 && (std::uint64_t(a.limb[top]) >> nb) != 0) ++nb;
+    const int bits = 32 * top + nb;  // M < 2^bits
+    int s = bits - 126;              // T = floor(M / 2^s), 126 bits
+    if ((Low + s) & 1) ++s;          // an even exponent: 125 bits
+    unsigned __int128 t = 0;
+    bool sticky = false;
+    for (int k = top; k >= 0; --k) {
+      const auto d = static_cast<unsigned __int128>(std::uint64_t(a.limb[k]));
+      const int at = 32 * k - s;  // the digit's bit position in T
+      if (at >= 0) {
+        t |= d << at;
+      } else if (at > -64) {
+        t |= d >> -at;
+        sticky |= (d & ((static_cast<unsigned __int128>(1) << -at) - 1)) != 0;
+      } else {
+        sticky |= d != 0;
+      }
+    }
+    const auto hi = std::uint64_t(t >> 62);  // T / 2^62, exact in 64 bits
+    std::uint64_t r = std::uint64_t(rn::sqrt(double(hi)) * 2147483648.0);  // sqrt(T) within 2^11, 2^31 = sqrt(2^62)
+    r = std::uint64_t((static_cast<unsigned __int128>(r) + t / r) / 2);     // Newton: within 1
+    while (static_cast<unsigned __int128>(r) * r > t) --r;
+    while (static_cast<unsigned __int128>(r + 1) * (r + 1) <= t) ++r;
+    if (static_cast<unsigned __int128>(r) * r != t || sticky) r |= 1;
+    int rb = 0;
+    while (rb < 64 && (r >> rb) != 0) ++rb;
+    return round_bits(r << (64 - rb), (Low + s) / 2 + rb - 1, false, false, f);
   }
 
   // RN_F(value / n), n >= 1 (the exact mean): |value| * 2^128 divided by n in

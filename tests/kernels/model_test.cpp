@@ -99,7 +99,7 @@ TEST(SerialFacts, NaiveVarianceAtLargeMeanLosesEveryDigit) {
   }
 }
 
-// --- exact: correctly rounded (sum, dot, sumsq, mean), and the same bits in any order ---
+// --- exact: correctly rounded (sum, dot, sumsq, mean, norm2), and the same bits in any order ---
 
 struct ExactCase {
   Dtype in;
@@ -110,7 +110,7 @@ class ExactModel : public ::testing::TestWithParam<ExactCase> {};
 
 TEST_P(ExactModel, CorrectlyRoundedInEveryOrderAndConfiguration) {
   const auto [in, op] = GetParam();
-  const bool square = op == Op::sumsq;
+  const bool square = op == Op::sumsq || op == Op::norm2;
   for (std::int64_t n : {0, 1, 31, 33, 1023, 4097, 70001}) {
     std::uint64_t s = std::uint64_t(n) * 7 + unsigned(in);
     const FormatInfo& f = format_info(in);
@@ -129,10 +129,12 @@ TEST_P(ExactModel, CorrectlyRoundedInEveryOrderAndConfiguration) {
     std::vector<Dtype> outs = {Dtype::fp64, Dtype::fp32, Dtype::bf16, Dtype::fp16};
     if (is_fp8(in)) outs.push_back(in);
     for (Dtype out : outs) {
-      // mean: one rounding of the exact quotient; the mean of nothing is NaN.
-      double want = op != Op::mean ? test::round_mpfr_to(ex, out)
-                    : n == 0       ? std::numeric_limits<double>::quiet_NaN()
-                                   : test::round_mpfr_to(ex, out, long(n));
+      // mean: one rounding of the exact quotient, the mean of nothing is NaN;
+      // norm2: one rounding of the exact square root.
+      double want = op == Op::norm2 ? test::round_mpfr_to(ex, out, 1, true)
+                    : op != Op::mean ? test::round_mpfr_to(ex, out)
+                    : n == 0         ? std::numeric_limits<double>::quiet_NaN()
+                                     : test::round_mpfr_to(ex, out, long(n));
       // fp8 outputs saturate (KernelSpec's default, CUDA's __NV_SATFINITE).
       if (is_fp8(out) && std::isinf(want)) want = std::copysign(format_info(out).max_finite, want);
       SCOPED_TRACE(std::string(to_string(in)) + " " + std::string(to_string(op)) + " n=" + std::to_string(n) +
@@ -172,7 +174,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ExactCase{Dtype::bf16, Op::dot}, ExactCase{Dtype::fp8_e4m3, Op::sumsq},
                       ExactCase{Dtype::fp8_e5m2, Op::dot}, ExactCase{Dtype::fp32, Op::mean},
                       ExactCase{Dtype::fp16, Op::mean}, ExactCase{Dtype::bf16, Op::mean},
-                      ExactCase{Dtype::fp8_e5m2, Op::mean}),
+                      ExactCase{Dtype::fp8_e5m2, Op::mean}, ExactCase{Dtype::fp32, Op::norm2},
+                      ExactCase{Dtype::fp16, Op::norm2}, ExactCase{Dtype::bf16, Op::norm2},
+                      ExactCase{Dtype::fp8_e4m3, Op::norm2}),
     [](const auto& info) {
       return std::string(to_string(info.param.in)) + "_" + std::string(to_string(info.param.op));
     });

@@ -37,17 +37,18 @@ TypedArray make_array(Dtype d, std::int64_t n, Gen&& f) {
   return a;
 }
 
-// RN_d of an MPFR value (divided by divisor: one correctly rounded division),
-// with d's precision, exponent range and subnormals (MPFR's exponents are one
-// more than IEEE's: 0.5 <= m < 1).
-inline double round_mpfr_to(const mpfr_t exact, Dtype d, long divisor = 1) {
+// RN_d of an MPFR value (divided by divisor, or its square root: one
+// correctly rounded operation), with d's precision, exponent range and
+// subnormals (MPFR's exponents are one more than IEEE's: 0.5 <= m < 1).
+inline double round_mpfr_to(const mpfr_t exact, Dtype d, long divisor = 1, bool root = false) {
   const FormatInfo& f = format_info(d);
   const mpfr_exp_t old_min = mpfr_get_emin(), old_max = mpfr_get_emax();
   mpfr_set_emin(f.emin - f.precision + 2);
   mpfr_set_emax(f.emax + 1);
   mpfr_t r;
   mpfr_init2(r, f.precision);
-  int t = divisor == 1 ? mpfr_set(r, exact, MPFR_RNDN) : mpfr_div_si(r, exact, divisor, MPFR_RNDN);
+  int t = root ? mpfr_sqrt(r, exact, MPFR_RNDN)
+                : (divisor == 1 ? mpfr_set(r, exact, MPFR_RNDN) : mpfr_div_si(r, exact, divisor, MPFR_RNDN));
   t = mpfr_check_range(r, t, MPFR_RNDN);
   mpfr_subnormalize(r, t, MPFR_RNDN);
   double v = mpfr_get_d(r, MPFR_RNDN);
