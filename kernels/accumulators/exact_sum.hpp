@@ -238,6 +238,18 @@ struct ExactSumOf {
     carry(a);
   }
 
+  // a becomes |a| with carried digits (all but the top one in [0, 2^32));
+  // returns whether a was negative.
+  ULPSCOPE_HD static bool carried_magnitude(Partial& a) {
+    carry(a);
+    const bool neg = a.limb[Digits - 1] < 0;
+    if (neg) {
+      for (int k = 0; k < Digits; ++k) a.limb[k] = -a.limb[k];
+      carry(a);
+    }
+    return neg;
+  }
+
   // RN_F(value) for the format f, as a double; infinities for values that
   // round beyond f's largest finite value (round_to_out then applies the
   // format's overflow rule).
@@ -248,12 +260,7 @@ struct ExactSumOf {
     if (pinf) return inf;
     if (ninf) return -inf;
     Partial a = p;
-    carry(a);
-    const bool neg = a.limb[Digits - 1] < 0;
-    if (neg) {
-      for (int k = 0; k < Digits; ++k) a.limb[k] = -a.limb[k];
-      carry(a);
-    }
+    const bool neg = carried_magnitude(a);
     int top = Digits - 1;
     while (top >= 0 && a.limb[top] == 0) --top;
     if (top < 0) return (p.flags & kNotMinusZero) ? 0.0 : -0.0;
@@ -322,11 +329,11 @@ struct ExactSumOf {
     const double nan = detail::double_from_bits(0x7FF8000000000000ull);
     if ((p.flags & (kNan | kNegInf)) || (p.flags & kPosInf)) return p.flags & (kNan | kNegInf) ? nan : round(p, f);
     Partial a = p;
-    carry(a);
-    if (a.limb[Digits - 1] < 0) return nan;  // the root of a negative value
+    const bool neg = carried_magnitude(a);
     int top = Digits - 1;
     while (top >= 0 && a.limb[top] == 0) --top;
     if (top < 0) return round(p, f);  // +-0: its own root
+    if (neg) return nan;              // the root of a negative value
     int nb = 0;
     while (nb < 64 && (std::uint64_t(a.limb[top]) >> nb) != 0) ++nb;
     const int bits = 32 * top + nb;  // M < 2^bits
@@ -366,12 +373,7 @@ struct ExactSumOf {
     if (p.flags & (kNan | kPosInf | kNegInf)) return round(p, f);  // NaN and infinities divided by n
     using Wide = ExactSumOf<Low - 128, Digits + 4, 0>;
     Partial a = p;
-    carry(a);
-    const bool neg = a.limb[Digits - 1] < 0;
-    if (neg) {
-      for (int k = 0; k < Digits; ++k) a.limb[k] = -a.limb[k];
-      carry(a);
-    }
+    const bool neg = carried_magnitude(a);
     typename Wide::Partial q;
     q.flags = p.flags;
     const std::uint64_t d = std::uint64_t(n);
