@@ -149,6 +149,16 @@ struct SumReducer {
         f.value[0] = round_to_out(Acc::round_quotient(p, a.n, out_format(a.out)), a.out, a.sat);
         return f;
       }
+      // rms rounds once from the exact sqrt(S / n + eps) where eps sits on a
+      // grid the integer can widen to (round_rms), else twice as below.
+      if (a.op == Op::rms && a.n > 0) {
+        double v;
+        if (Acc::round_rms(p, a.n, a.eps, out_format(a.out), v)) {
+          f.unrounded[0] = rn::sqrt(rn::add(rn::div(Acc::total(p), double(a.n)), a.eps));
+          f.value[0] = round_to_out(v, a.out, a.sat);
+          return f;
+        }
+      }
       // norm2 rounds once from the exact square root (of nothing: +0, below).
       if (a.op == Op::norm2 && a.n > 0) {
         f.unrounded[0] = rn::sqrt(Acc::total(p));

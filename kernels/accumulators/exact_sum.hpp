@@ -325,14 +325,14 @@ struct ExactSumOf {
   // (r + 1)^2 2^s. r has 62-63 bits, nine or more below any rounding
   // position: an inexact root (r^2 != T, or bits below T) is jammed into its
   // last bit, and round_bits rounds once.
-  ULPSCOPE_HD static double round_sqrt(const Partial& p, OutFormat f) {
+  ULPSCOPE_HD static double round_sqrt(const Partial& p, OutFormat f, bool below = false) {
     const double nan = detail::double_from_bits(0x7FF8000000000000ull);
     if ((p.flags & (kNan | kNegInf)) || (p.flags & kPosInf)) return p.flags & (kNan | kNegInf) ? nan : round(p, f);
     Partial a = p;
     const bool neg = carried_magnitude(a);
     int top = Digits - 1;
     while (top >= 0 && a.limb[top] == 0) --top;
-    if (top < 0) return round(p, f);  // +-0: its own root
+    if (top < 0) return round(p, f);  // +-0: its own root (below is false: round_rms)
     if (neg) return nan;              // the root of a negative value
     int nb = 0;
     while (nb < 64 && (std::uint64_t(a.limb[top]) >> nb) != 0) ++nb;
@@ -340,7 +340,7 @@ struct ExactSumOf {
     int s = bits - 126;              // T = floor(M / 2^s), 126 bits
     if ((Low + s) & 1) ++s;          // an even exponent: 125 bits
     unsigned __int128 t = 0;
-    bool sticky = false;
+    bool sticky = below;
     for (int k = top; k >= 0; --k) {
       const auto d = static_cast<unsigned __int128>(std::uint64_t(a.limb[k]));
       const int at = 32 * k - s;  // the digit's bit position in T
@@ -364,36 +364,78 @@ struct ExactSumOf {
     return round_bits(r << (64 - rb), (Low + s) / 2 + rb - 1, false, false, f);
   }
 
-  // RN_F(value / n), n >= 1 (the exact mean): |value| * 2^128 divided by n in
-  // 32-bit digits by long division (a remainder below n < 2^63 and one digit
-  // fit 128 bits), a nonzero remainder jammed into the quotient's last bit,
-  // which lies at least 65 bits below the rounding position, then round() of
-  // the quotient: one rounding, as for the sum.
+  // a = floor(a / n) for a carried magnitude a and 1 <= n < 2^63, by long
+  // division in 32-bit digits (a remainder below n and one digit fit 128
+  // bits); returns whether the division left a remainder.
+  ULPSCOPE_HD static bool divide(Partial& a, std::uint64_t n) {
+    std::uint64_t rem = 0;
+    for (int j = Digits - 1; j >= 0; --j) {
+      const std::uint64_t digit = std::uint64_t(a.limb[j]);
+      if (j == Digits - 1) {  // the top digit may be wider than 32 bits
+        a.limb[j] = std::int64_t(digit / n);
+        rem = digit % n;
+      } else {
+        const unsigned __int128 cur = (static_cast<unsigned __int128>(rem) << 32) | digit;
+        a.limb[j] = std::int64_t(std::uint64_t(cur / n));
+        rem = std::uint64_t(cur % n);
+      }
+    }
+    return rem != 0;
+  }
+
+  // RN_F(value / n), n >= 1 (the exact mean): |value| * 2^128 divided by n,
+  // a nonzero remainder jammed into the quotient's last bit, which lies at
+  // least 65 bits below the rounding position, then round() of the quotient:
+  // one rounding, as for the sum.
   ULPSCOPE_HD static double round_quotient(const Partial& p, std::int64_t n, OutFormat f) {
     if (p.flags & (kNan | kPosInf | kNegInf)) return round(p, f);  // NaN and infinities divided by n
     using Wide = ExactSumOf<Low - 128, Digits + 4, 0>;
     Partial a = p;
     const bool neg = carried_magnitude(a);
-    typename Wide::Partial q;
+    typename Wide::Partial q = Wide::identity();
     q.flags = p.flags;
-    const std::uint64_t d = std::uint64_t(n);
-    std::uint64_t rem = 0;
-    for (int j = Digits + 3; j >= 0; --j) {
-      const int k = j - 4;  // the dividend's digit at 2^(Low - 128 + 32 j)
-      const std::uint64_t digit = k >= 0 ? std::uint64_t(a.limb[k]) : 0;
-      if (j == Digits + 3) {  // the top digit may be wider than 32 bits
-        q.limb[j] = std::int64_t(digit / d);
-        rem = digit % d;
-      } else {
-        const unsigned __int128 cur = (static_cast<unsigned __int128>(rem) << 32) | digit;
-        q.limb[j] = std::int64_t(std::uint64_t(cur / d));
-        rem = std::uint64_t(cur % d);
-      }
-    }
-    if (rem != 0) q.limb[0] |= 1;
+    for (int k = 0; k < Digits; ++k) q.limb[k + 4] = a.limb[k];
+    if (Wide::divide(q, std::uint64_t(n))) q.limb[0] |= 1;
     if (neg)
       for (int j = 0; j < Digits + 4; ++j) q.limb[j] = -q.limb[j];
     return Wide::round(q, f);
+  }
+
+  // RN_F(sqrt(value / n + eps)), n >= 1 (the exact rms): value * 2^256 plus
+  // n * eps (eps = E 2^e, n E < 2^116) on the grid 2^(Low - 256), divided by
+  // n, then round_sqrt with the division's remainder as sticky: one rounding.
+  // The quotient is at least 1 (n * eps >= n units) or 2^193 units, never 0
+  // with a remainder. Returns false for an eps below that grid, negative or
+  // not finite (the caller rounds twice instead).
+  ULPSCOPE_HD static bool round_rms(const Partial& p, std::int64_t n, double eps, OutFormat f, double& out) {
+    const std::uint64_t u = detail::double_bits(eps);
+    const int field = int((u >> 52) & 0x7FF);
+    if ((u >> 63) || field == 0x7FF) return false;
+    const std::uint64_t e_man = (u & 0x000FFFFFFFFFFFFFull) | (field ? 0x0010000000000000ull : 0);
+    const int e_exp = (field ? field : 1) - 1075;  // eps = e_man * 2^e_exp
+    using Wide = ExactSumOf<Low - 256, Digits + 9, 0>;
+    const int at = e_exp - (Low - 256);  // n * e_man's bit offset on Wide's grid
+    if (e_man != 0 && (at < 0 || at + 116 > 32 * (Digits + 8))) return false;
+    if (p.flags & (kNan | kPosInf | kNegInf)) {
+      out = round_sqrt(p, f);
+      return true;
+    }
+    Partial a = p;
+    if (carried_magnitude(a)) return false;  // a negative sum of squares cannot happen: let the caller see it
+    typename Wide::Partial x = Wide::identity();
+    x.flags = p.flags | (e_man != 0 ? std::uint32_t(kNotMinusZero) : 0u);
+    for (int k = 0; k < Digits; ++k) x.limb[k + 8] = a.limb[k];
+    if (e_man != 0) {
+      unsigned __int128 t = static_cast<unsigned __int128>(std::uint64_t(n)) * e_man;
+      int j = at / 32;
+      const int sh = at % 32;
+      x.limb[j] += std::int64_t((std::uint64_t(t) << sh) & 0xFFFFFFFFull);  // t's low 32 - sh bits
+      for (t >>= 32 - sh, ++j; t != 0; t >>= 32, ++j) x.limb[j] += std::int64_t(std::uint64_t(t) & 0xFFFFFFFFull);
+      Wide::carry(x);
+    }
+    const bool inexact = Wide::divide(x, std::uint64_t(n));
+    out = Wide::round_sqrt(x, f, inexact);
+    return true;
   }
 
   ULPSCOPE_HD static value_t total(const Partial& p) { return round(p, out_format(Dtype::fp64)); }

@@ -99,7 +99,7 @@ TEST(SerialFacts, NaiveVarianceAtLargeMeanLosesEveryDigit) {
   }
 }
 
-// --- exact: correctly rounded (sum, dot, sumsq, mean, norm2), and the same bits in any order ---
+// --- exact: correctly rounded (sum, dot, sumsq, mean, norm2, rms), and the same bits in any order ---
 
 struct ExactCase {
   Dtype in;
@@ -108,9 +108,27 @@ struct ExactCase {
 
 class ExactModel : public ::testing::TestWithParam<ExactCase> {};
 
+// RN_out(sqrt(S / n + eps)) by MPFR: z = S + n eps exactly, w = z / n rounded
+// to odd at 8192 bits, then one correctly rounded square root. w is within
+// 2^-8191 of z / n, which moves the root across a rounding boundary of out
+// only if the root lies that close to one; these random inputs do not.
+double rms_want(const mpfr_t sum, std::int64_t n, double eps, Dtype out) {
+  mpfr_t z, w;
+  mpfr_init2(z, 8192);
+  mpfr_init2(w, 8192);
+  mpfr_set_d(w, eps, MPFR_RNDN);
+  mpfr_mul_si(w, w, long(n), MPFR_RNDN);  // exact: 53 + 64 bits
+  mpfr_add(z, sum, w, MPFR_RNDN);         // exact: both within 8192 bits of each other
+  if (mpfr_div_si(w, z, long(n), MPFR_RNDZ) != 0 && mpfr_min_prec(w) < 8192) mpfr_nextabove(w);  // to odd
+  const double v = test::round_mpfr_to(w, out, 1, true);
+  mpfr_clear(z);
+  mpfr_clear(w);
+  return v;
+}
+
 TEST_P(ExactModel, CorrectlyRoundedInEveryOrderAndConfiguration) {
   const auto [in, op] = GetParam();
-  const bool square = op == Op::sumsq || op == Op::norm2;
+  const bool square = op == Op::sumsq || op == Op::norm2 || op == Op::rms;
   for (std::int64_t n : {0, 1, 31, 33, 1023, 4097, 70001}) {
     std::uint64_t s = std::uint64_t(n) * 7 + unsigned(in);
     const FormatInfo& f = format_info(in);
@@ -129,9 +147,11 @@ TEST_P(ExactModel, CorrectlyRoundedInEveryOrderAndConfiguration) {
     std::vector<Dtype> outs = {Dtype::fp64, Dtype::fp32, Dtype::bf16, Dtype::fp16};
     if (is_fp8(in)) outs.push_back(in);
     for (Dtype out : outs) {
-      // mean: one rounding of the exact quotient, the mean of nothing is NaN;
-      // norm2: one rounding of the exact square root.
-      double want = op == Op::norm2 ? test::round_mpfr_to(ex, out, 1, true)
+      // mean: one rounding of the exact quotient, the mean of nothing is NaN
+      // (so is the rms of nothing); norm2, rms: one rounding of the exact root.
+      double want = op == Op::rms     ? (n == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                                : rms_want(ex, n, ReductionProblem{}.eps, out))
+                    : op == Op::norm2 ? test::round_mpfr_to(ex, out, 1, true)
                     : op != Op::mean ? test::round_mpfr_to(ex, out)
                     : n == 0         ? std::numeric_limits<double>::quiet_NaN()
                                      : test::round_mpfr_to(ex, out, long(n));
@@ -176,7 +196,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ExactCase{Dtype::fp16, Op::mean}, ExactCase{Dtype::bf16, Op::mean},
                       ExactCase{Dtype::fp8_e5m2, Op::mean}, ExactCase{Dtype::fp32, Op::norm2},
                       ExactCase{Dtype::fp16, Op::norm2}, ExactCase{Dtype::bf16, Op::norm2},
-                      ExactCase{Dtype::fp8_e4m3, Op::norm2}),
+                      ExactCase{Dtype::fp8_e4m3, Op::norm2}, ExactCase{Dtype::fp32, Op::rms},
+                      ExactCase{Dtype::fp16, Op::rms}, ExactCase{Dtype::bf16, Op::rms},
+                      ExactCase{Dtype::fp8_e5m2, Op::rms}),
     [](const auto& info) {
       return std::string(to_string(info.param.in)) + "_" + std::string(to_string(info.param.op));
     });
