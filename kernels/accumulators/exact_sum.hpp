@@ -266,8 +266,7 @@ struct ExactSumOf {
     if (top < 0) return (p.flags & kNotMinusZero) ? 0.0 : -0.0;
     // The top 64 bits, from the leading one down, and a sticky bit for the rest.
     std::uint64_t w = std::uint64_t(a.limb[top]);
-    int nb = 0;
-    while (nb < 64 && (w >> nb) != 0) ++nb;
+    const int nb = bit_width(w);
     const int e = Low + 32 * top + nb - 1;  // floor(log2 |value|)
     int bits = nb;
     bool sticky = false;
@@ -327,16 +326,15 @@ struct ExactSumOf {
   // last bit, and round_bits rounds once.
   ULPSCOPE_HD static double round_sqrt(const Partial& p, OutFormat f, bool below = false) {
     const double nan = detail::double_from_bits(0x7FF8000000000000ull);
-    if ((p.flags & (kNan | kNegInf)) || (p.flags & kPosInf)) return p.flags & (kNan | kNegInf) ? nan : round(p, f);
+    if (p.flags & (kNan | kNegInf)) return nan;  // also +inf and -inf together
+    if (p.flags & kPosInf) return round(p, f);
     Partial a = p;
     const bool neg = carried_magnitude(a);
     int top = Digits - 1;
     while (top >= 0 && a.limb[top] == 0) --top;
     if (top < 0) return round(p, f);  // +-0: its own root (below is false: round_rms)
     if (neg) return nan;              // the root of a negative value
-    int nb = 0;
-    while (nb < 64 && (std::uint64_t(a.limb[top]) >> nb) != 0) ++nb;
-    const int bits = 32 * top + nb;  // M < 2^bits
+    const int bits = 32 * top + bit_width(std::uint64_t(a.limb[top]));  // M < 2^bits
     int s = bits - 126;              // T = floor(M / 2^s), 126 bits
     if ((Low + s) & 1) ++s;          // an even exponent: 125 bits
     unsigned __int128 t = 0;
@@ -359,8 +357,7 @@ struct ExactSumOf {
     while (static_cast<unsigned __int128>(r) * r > t) --r;
     while (static_cast<unsigned __int128>(r + 1) * (r + 1) <= t) ++r;
     if (static_cast<unsigned __int128>(r) * r != t || sticky) r |= 1;
-    int rb = 0;
-    while (rb < 64 && (r >> rb) != 0) ++rb;
+    const int rb = bit_width(r);
     return round_bits(r << (64 - rb), (Low + s) / 2 + rb - 1, false, false, f);
   }
 
