@@ -48,10 +48,20 @@ struct Consts<double> {
   }
 };
 
+// 2^e for e within the normal range, from its bits (no conversion: float
+// from double is a quarter-rate instruction on the GPU).
 template <class T>
-ULPSCOPE_HD inline T pow2(int e) {  // e within the normal range
-  if constexpr (sizeof(T) == 4) return float(detail::exact_pow2(e));
+ULPSCOPE_HD inline T pow2(int e) {
+  if constexpr (sizeof(T) == 4) return rn::float_from_bits(std::uint32_t(e + 127) << 23);
   else return detail::exact_pow2(e);
+}
+
+// The integer k of t = round_magic + k (|k| < 2^22: t's ulp is 1), read from
+// t's bits rather than converted from k (F2I is quarter rate too).
+template <class T>
+ULPSCOPE_HD inline int magic_integer(T t) {
+  if constexpr (sizeof(T) == 4) return int(rn::float_bits(t) - rn::float_bits(Consts<T>::round_magic));
+  else return int(std::int64_t(detail::double_bits(t) - detail::double_bits(Consts<T>::round_magic)));
 }
 
 template <class T>
@@ -60,7 +70,8 @@ ULPSCOPE_HD inline T exp(T x) {
   if (x != x) return x;
   if (x > C::exp_max) return T(detail::double_from_bits(0x7FF0000000000000ull));
   if (x < C::exp_min) return T(0);
-  const T k = rn::sub(rn::add(rn::mul(x, C::log2e), C::round_magic), C::round_magic);
+  const T t = rn::add(rn::mul(x, C::log2e), C::round_magic);
+  const T k = rn::sub(t, C::round_magic);
   T r = rn::fma(-k, C::ln2_hi, x);
   r = rn::fma(-k, C::ln2_lo, r);
   // sum_{i<terms} r^i / i!, Horner from the highest term.
@@ -69,7 +80,7 @@ ULPSCOPE_HD inline T exp(T x) {
 #pragma unroll
 #endif
   for (int i = C::exp_terms - 2; i >= 0; --i) p = rn::fma(p, r, C::inv_factorial(i));
-  const int ki = int(k), k1 = ki / 2, k2 = ki - k1;
+  const int ki = magic_integer(t), k1 = ki / 2, k2 = ki - k1;
   return rn::mul(rn::mul(p, pow2<T>(k1)), pow2<T>(k2));
 }
 

@@ -362,14 +362,14 @@ struct LogSumExpReducer {
     if (a == b) return a < T(0) && rn::sub(a, a) != T(0) ? T(0) : T(1);
     return elementary::exp(rn::sub(a, b));
   }
+  // One exp per element, whichever way: a branch on x > m would run both
+  // sides (two exps) in a warp whose lanes disagree.
   ULPSCOPE_HD static void add(State& st, float xf, float, const Params&) {
     const T x = T(xf);
-    if (x > st.m) {
-      st.s = rn::add(rn::mul(st.s, scale(st.m, x)), T(1));
-      st.m = x;
-    } else {
-      st.s = rn::add(st.s, scale(x, st.m));  // NaN x gives NaN here
-    }
+    const bool grows = x > st.m;
+    const T e = scale(grows ? st.m : x, grows ? x : st.m);  // NaN x gives NaN here
+    st.s = grows ? rn::add(rn::mul(st.s, e), T(1)) : rn::add(st.s, e);
+    st.m = grows ? x : st.m;
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return st; }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {

@@ -7,6 +7,7 @@
 // operations).
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "formats/host_device.hpp"
 
@@ -47,8 +48,59 @@ inline double to_double(std::int64_t n) { return static_cast<double>(n); }
 inline float narrow(double x) { return static_cast<float>(x); }
 #endif
 
-// |x| and the sign bit by bit operations (no libm, same on both sides).
-ULPSCOPE_HD inline float abs(float x) { return x < 0.0f ? -x : (x == 0.0f ? 0.0f : x); }
-ULPSCOPE_HD inline double abs(double x) { return x < 0.0 ? -x : (x == 0.0 ? 0.0 : x); }
+// |x|: the sign bit cleared (abs.f32, an operand modifier on the GPU; fabs).
+#if defined(__CUDA_ARCH__)
+ULPSCOPE_HD inline float abs(float x) { return fabsf(x); }
+ULPSCOPE_HD inline double abs(double x) { return fabs(x); }
+#else
+inline float abs(float x) { return std::fabs(x); }
+inline double abs(double x) { return std::fabs(x); }
+#endif
+
+// IEEE 754-2019 maximum and minimum: NaN if either is NaN, +0 > -0. On sm_80
+// and later one instruction, max.NaN.f32 / min.NaN.f32 (PTX ISA, "Floating
+// Point Instructions: max", whose semantics order +0.0 above -0.0), which
+// returns the canonical NaN 0x7FFFFFFF; the host and older GPUs spell it out.
+ULPSCOPE_HD inline std::uint32_t float_bits(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+ULPSCOPE_HD inline float float_from_bits(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+ULPSCOPE_HD inline float canonical_nan() { return float_from_bits(0x7FFFFFFFu); }
+ULPSCOPE_HD inline float maximum(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float d;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+#else
+  if (a != a || b != b) return canonical_nan();
+  if (a == b) return (float_bits(a) >> 31) ? b : a;
+  return a > b ? a : b;
+#endif
+}
+ULPSCOPE_HD inline float minimum(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float d;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+#else
+  if (a != a || b != b) return canonical_nan();
+  if (a == b) return (float_bits(a) >> 31) ? a : b;
+  return a < b ? a : b;
+#endif
+}
 
 }  // namespace ulpscope::rn

@@ -1,8 +1,9 @@
 #pragma once
 // max, min and amax: selection rounds nothing, so every order gives the same
 // value. NaN anywhere gives NaN (unlike fmaxf, which drops it: SPEC.md,
-// "Ops"); between equal zeros max keeps +0 and min keeps -0 (IEEE 754-2019,
-// maximum and minimum), so the result does not depend on the order either.
+// "Ops"); between equal zeros max keeps +0 and min keeps -0 (IEEE 754-2019
+// maximum and minimum, rounded_arith.hpp), so the result does not depend on
+// the order either, nor does which NaN comes out (the canonical one).
 #include "formats/binary_format.hpp"
 #include "formats/host_device.hpp"
 #include "kernels/rounded_arith.hpp"
@@ -27,16 +28,7 @@ struct ExtremumOf {
   ULPSCOPE_HD static Partial identity() { return {empty()}; }
   ULPSCOPE_HD static term_t term(float x) { return K == Extremum::amax ? rn::abs(x) : x; }
   ULPSCOPE_HD static float select(float a, float b) {
-    if (a != a) return a;
-    if (b != b) return b;
-    if (K == Extremum::min) {
-      if (a < b) return a;
-      if (b < a) return b;
-      return (a == 0.0f && b == 0.0f && (1.0f / b) < 0.0f) ? b : a;  // -0 wins
-    }
-    if (a > b) return a;
-    if (b > a) return b;
-    return (a == 0.0f && b == 0.0f && (1.0f / a) < 0.0f) ? b : a;  // +0 wins
+    return K == Extremum::min ? rn::minimum(a, b) : rn::maximum(a, b);
   }
   ULPSCOPE_HD static void add(State& st, term_t t) { st.v = select(st.v, t); }
   ULPSCOPE_HD static Partial partial(const State& st) { return st; }

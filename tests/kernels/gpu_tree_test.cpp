@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,11 +45,25 @@ TypedArray inputs(Dtype d, std::int64_t n, std::uint64_t seed) {
   });
 }
 
-int compare_all(GpuBackend* g, Axis axis, std::int64_t rows, std::int64_t cols, Shape shape) {
+// Zeros of both signs, mostly: the selections' +0 > -0 and the sums' signed
+// zeros, with a few values and (nan_at >= 0) one NaN at nan_at.
+TypedArray signed_zeros(Dtype d, std::int64_t n, std::uint64_t seed, std::int64_t nan_at) {
+  std::uint64_t s = seed;
+  return make_array(d, n, [&](auto i) {
+    if (std::int64_t(i) == nan_at) return std::nan("");
+    const std::uint64_t r = test::mix(s) % 64;
+    return r == 0 ? 0.5 : r == 1 ? -0.25 : (r & 2 ? -0.0 : 0.0);
+  });
+}
+
+using MakeInputs = std::function<TypedArray(Dtype, std::int64_t, std::uint64_t)>;
+
+int compare_all(GpuBackend* g, Axis axis, std::int64_t rows, std::int64_t cols, Shape shape,
+                const MakeInputs& make = inputs) {
   int compared = 0;
   for (Dtype in : kInputDtypes) {
-    const TypedArray x = inputs(in, rows * cols, 1 + std::uint64_t(cols));
-    const TypedArray y = inputs(in, rows * cols, 2 + std::uint64_t(cols));
+    const TypedArray x = make(in, rows * cols, 1 + std::uint64_t(cols));
+    const TypedArray y = make(in, rows * cols, 2 + std::uint64_t(cols));
     const TypedArray gamma = inputs(in, cols, 3), beta = inputs(in, cols, 4);
     ReductionProblem p;
     p.gamma = &gamma;
@@ -122,6 +137,21 @@ TEST_P(GpuTreeWhole, EveryKernelMatchesItsModelBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, GpuTreeWhole,
                          ::testing::Values(0, 1, 31, 32, 33, 1023, 4097, (std::int64_t(1) << 20) + 3));
+
+// Special values: the selections' signed zeros (max.NaN/min.NaN on the GPU,
+// spelled out in the model) and NaN through every op and accumulator.
+TEST(GpuTreeSpecials, SignedZerosAndNaNMatchTheModels) {
+  REQUIRE_GPU();
+  for (std::int64_t n : {std::int64_t(33), std::int64_t(4097), (std::int64_t(1) << 20) + 3}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    EXPECT_GT(compare_all(g, Axis::all, 1, n, Shape::tree,
+                          [](Dtype d, std::int64_t m, std::uint64_t s) { return signed_zeros(d, m, s, -1); }),
+              100);
+    EXPECT_GT(compare_all(g, Axis::all, 1, n, Shape::tree,
+                          [](Dtype d, std::int64_t m, std::uint64_t s) { return signed_zeros(d, m, s, m / 3); }),
+              100);
+  }
+}
 
 TEST(GpuTreeRows, InnerAndOuterMatchTheirModels) {
   REQUIRE_GPU();

@@ -536,6 +536,48 @@ TEST(Model, SelectionsPickTheExtremeAndPropagateNaN) {
   }
 }
 
+// Between zeros max keeps +0 and min keeps -0 wherever the one zero of the
+// other sign sits, in every launch configuration; amax of -0 is +0.
+TEST(Model, SelectionsOrderSignedZeros) {
+  for (std::int64_t n : {1, 2, 33, 4097})
+    for (std::int64_t at : {std::int64_t(0), n / 2, n - 1}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " at=" + std::to_string(at));
+      const TypedArray neg = make_array(Dtype::fp16, n, [&](auto i) { return i == at ? 0.0 : (i % 3 ? -0.0 : -1.0); });
+      const TypedArray pos = make_array(Dtype::fp16, n, [&](auto i) { return i == at ? -0.0 : (i % 3 ? 0.0 : 1.0); });
+      const KernelSpec kmax = spec_of(Op::max, Dtype::fp16, Accumulator::fp32, Shape::tree, Dtype::fp32);
+      const KernelSpec kmin = spec_of(Op::min, Dtype::fp16, Accumulator::fp32, Shape::tree, Dtype::fp32);
+      const KernelSpec kamax = spec_of(Op::amax, Dtype::fp16, Accumulator::fp32, Shape::tree, Dtype::fp32);
+      for (const auto& c : launch_configs(kmax, n)) {
+        const double mx = run1(kmax, whole(Op::max, neg), c), mn = run1(kmin, whole(Op::min, pos), c);
+        EXPECT_TRUE(mx == 0.0 && !std::signbit(mx));
+        EXPECT_TRUE(mn == 0.0 && std::signbit(mn));
+        bool ones = false;  // neg holds -1 somewhere: amax 1, else +0 (never -0)
+        for (std::int64_t i = 0; i < n; ++i) ones = ones || neg.at(i) == -1.0;
+        const double am = run1(kamax, whole(Op::amax, neg), c);
+        EXPECT_TRUE(am == (ones ? 1.0 : 0.0) && !std::signbit(am));
+      }
+    }
+  // The selections themselves, against IEEE 754-2019 maximum and minimum.
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float vals[] = {-inf, -1.0f, -0.0f, 0.0f, 1e-45f, 2.0f, inf, nan};
+  for (float a : vals)
+    for (float b : vals) {
+      const float mx = rn::maximum(a, b), mn = rn::minimum(a, b);
+      if (std::isnan(a) || std::isnan(b)) {
+        EXPECT_TRUE(std::isnan(mx) && std::isnan(mn));
+        continue;
+      }
+      const bool zeros = a == 0 && b == 0;
+      EXPECT_EQ(mx, std::max(a, b));
+      EXPECT_EQ(mn, std::min(a, b));
+      if (zeros) {
+        EXPECT_EQ(std::signbit(mx), std::signbit(a) && std::signbit(b));
+        EXPECT_EQ(std::signbit(mn), std::signbit(a) || std::signbit(b));
+      }
+      EXPECT_FALSE(std::signbit(rn::abs(a)));
+    }
+}
+
 // Row-wise orders: inner rows follow the block tree with V elements per
 // thread step, outer columns the serial order.
 TEST(Model, RowWiseMatchesPerRowReductions) {
