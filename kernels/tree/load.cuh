@@ -47,11 +47,16 @@ __device__ __forceinline__ void widen_vector(const Vector<Elem>& v, float* out) 
 #pragma unroll
   for (int j = 0; j < Vector<Elem>::width; ++j) out[j] = widen(v.e[j]);
 }
+// The pairs are read as the 16-bit halves of the vector's words (one shift
+// per two pairs; assembling each pair from its bytes took four instructions).
 template <class Elem, __nv_fp8_interpretation_t Kind>
 __device__ __forceinline__ void widen_fp8_pairs(const Vector<Elem>& v, float* out) {
+  unsigned w[4];
+  static_assert(sizeof w == sizeof v);
+  std::memcpy(w, &v, sizeof w);
 #pragma unroll
   for (int j = 0; j < Vector<Elem>::width; j += 2) {
-    const auto pair = __nv_fp8x2_storage_t(unsigned(v.e[j].bits) | (unsigned(v.e[j + 1].bits) << 8));
+    const auto pair = __nv_fp8x2_storage_t(w[j / 4] >> (8 * (j % 4)));
     const float2 f = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(pair, Kind)));
     out[j] = f.x;
     out[j + 1] = f.y;
