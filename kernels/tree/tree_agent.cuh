@@ -152,13 +152,30 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks<R>)
   }
 }
 
-// Step 4: one block over the block partials, then thread 0 finishes.
+// Step 4: one block over the block partials, then thread 0 finishes. Launched
+// as a programmatic dependent of block_partials (tree_launch.cuh): it waits
+// here for that grid to complete and its writes to be visible. Each thread
+// loads K partials before merging them, in the same order (i = t, t + T, ...),
+// so that K loads wait on L2 together rather than one after another.
 template <class R, class Next>
 __global__ void __launch_bounds__(kMaxThreads)
     second_pass(const typename R::Partial* partials, int count, FinishArgs args, const typename R::Params* params,
                 Sink<Next> sink) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  using Partial = typename R::Partial;
+  constexpr int K = sizeof(Partial) <= 16 ? 8 : 2;
   auto p = R::identity();
-  for (int i = threadIdx.x; i < count; i += blockDim.x) R::merge(p, partials[i]);
+  for (int base = threadIdx.x; base < count; base += K * blockDim.x) {
+    Partial q[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (base + k * int(blockDim.x) < count) q[k] = partials[base + k * blockDim.x];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (base + k * int(blockDim.x) < count) R::merge(p, q[k]);
+  }
   p = block_reduce<R>(p);
   if (threadIdx.x == 0) sink.put(R::finish(p, args, params_at<R>(params, 0)), 0);
 }

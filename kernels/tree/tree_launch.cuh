@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_problem.hpp"
 #include "kernels/model.hpp"
 #include "kernels/reducer_table.hpp"
@@ -52,6 +53,25 @@ inline unsigned grid_for(std::int64_t work, int per_block) {
 }
 
 // One reducer's pass over the whole problem, its results into sink.
+// The second pass as a programmatic dependent launch (sm_90: it is scheduled
+// while block_partials drains and waits in griddepcontrol.wait; older GPUs
+// ignore the attribute and serialise as usual).
+template <class R, class Next>
+void launch_second_pass(const Launch& L, const typename R::Partial* partials, int count, const FinishArgs& args,
+                        const typename R::Params* params, Sink<Next> sink) {
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(1);
+  cfg.blockDim = dim3(unsigned(L.config.threads));
+  cfg.stream = L.stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  cuda_check(cudaLaunchKernelEx(&cfg, second_pass<R, Next>, partials, count, args, params, sink),
+             "tree second pass launch");
+}
+
 template <class R, class Next, class Elem>
 void enqueue(const Launch& L, const FinishArgs& args, const typename R::Params* params, Sink<Next> sink) {
   constexpr bool Y = takes_y<R>::value;
@@ -66,13 +86,13 @@ void enqueue(const Launch& L, const FinishArgs& args, const typename R::Params* 
           cudaMemsetAsync(partials, 0, sizeof(typename R::Partial), L.stream);
           block_partials<R, Y, true><<<L.config.blocks, T, 0, L.stream>>>(x, y, L.problem.elements(), params,
                                                                            partials);
-          second_pass<R, Next><<<1, T, 0, L.stream>>>(partials, 1, args, params, sink);
+          launch_second_pass<R, Next>(L, partials, 1, args, params, sink);
           return;
         }
       }
       block_partials<R, Y, false><<<L.config.blocks, T, 0, L.stream>>>(x, y, L.problem.elements(), params,
                                                                         partials);
-      second_pass<R, Next><<<1, T, 0, L.stream>>>(partials, L.config.blocks, args, params, sink);
+      launch_second_pass<R, Next>(L, partials, L.config.blocks, args, params, sink);
       return;
     case Axis::inner:
       inner_rows<R, Y, Next><<<grid_for(L.problem.rows, 1), T, 0, L.stream>>>(x, y, L.problem.rows, L.problem.cols,
