@@ -428,6 +428,33 @@ TEST(ExactModel, RoundsTiesStickyBitsSubnormalsAndOverflow) {
   }
 }
 
+// The exact mean's division for counts on both sides of 2^32 (divide() has a
+// 64-bit path below it and a 128-bit one above), against MPFR.
+TEST(ExactModel, MeanDividesCountsOnBothSidesOf2To32) {
+  using X = ExactSum<Fp32Format, false>;
+  const std::vector<float> terms = {3.0f, 0x1p-149f, -0x1.8p100f, 0x1.fffffep127f, 1e-3f, -7.0f};
+  const std::int64_t counts[] = {1, 3, 6, 0xFFFFFFFFll, 0x100000000ll, 0x100000007ll, 205891132094649ll,
+                                 (std::int64_t(1) << 62) + 1};
+  for (std::size_t m = 1; m <= terms.size(); ++m) {
+    auto st = X::start();
+    mpfr_t ex;
+    mpfr_init2(ex, 8192);
+    mpfr_set_zero(ex, 1);
+    for (std::size_t i = 0; i < m; ++i) {
+      X::add(st, terms[i]);
+      mpfr_add_d(ex, ex, double(terms[i]), MPFR_RNDN);  // exact at 8192 bits
+    }
+    const auto p = X::partial(st);
+    for (std::int64_t n : counts)
+      for (Dtype out : {Dtype::fp64, Dtype::fp32, Dtype::fp16}) {
+        SCOPED_TRACE("terms=" + std::to_string(m) + " n=" + std::to_string(n) + " " + std::string(to_string(out)));
+        const double want = test::round_mpfr_to(ex, out, long(n));
+        EXPECT_EQ(X::round_quotient(p, n, out_format(out)), want);
+      }
+    mpfr_clear(ex);
+  }
+}
+
 // --- the tree order against an independent re-implementation ------------
 
 // fp32 sum in the tree order, written from the description in other terms:
