@@ -232,15 +232,10 @@ struct ExactSumOf {
     return s.acc;
   }
 
-  // Digit-wise, without carrying: partial() hands out carried digits (below
-  // 2^32), so a sum of m of them stays below m 2^32 and a reduction's merges
-  // cannot overflow while it has fewer than 2^31 threads in all (the tree
-  // launches check it). The carry chain is long and sequential, and the
-  // tree's second pass (13 us for 1056 fp16 partials on the H100, ncu) ran
-  // it at every merge; rounding carries once (carried_magnitude).
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
     for (int k = 0; k < Digits; ++k) a.limb[k] += b.limb[k];
     a.flags |= b.flags;
+    carry(a);
   }
 
   // a becomes |a| with carried digits (all but the top one in [0, 2^32));

@@ -31,9 +31,6 @@ inline LaunchConfig resolve(const KernelSpec& s, const DeviceProblem& p, LaunchC
   if (c.threads < 32 || c.threads > kMaxThreads || c.threads % 32 != 0 || c.blocks < 1)
     throw std::invalid_argument("tree: threads must be a multiple of 32 in 32.." + std::to_string(kMaxThreads) +
                                 ", blocks at least 1");
-  // The exact partials' merges do not carry (accumulators/exact_sum.hpp, merge).
-  if (std::int64_t(c.blocks) * c.threads >= (std::int64_t(1) << 31))
-    throw std::invalid_argument("tree: blocks times threads must stay below 2^31");
   return c;
 }
 
