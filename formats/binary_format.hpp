@@ -86,6 +86,26 @@ ULPSCOPE_HD inline double double_from_bits(std::uint64_t u) {
 #endif
 }
 
+ULPSCOPE_HD inline std::uint32_t float_bits(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+
+ULPSCOPE_HD inline float float_from_bits(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+
 // 2^e for e in the normal range of double.
 ULPSCOPE_HD inline double exact_pow2(int e) {
   return double_from_bits(static_cast<std::uint64_t>(e + 1023) << 52);

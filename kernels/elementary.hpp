@@ -52,7 +52,7 @@ struct Consts<double> {
 // from double is a quarter-rate instruction on the GPU).
 template <class T>
 ULPSCOPE_HD inline T pow2(int e) {
-  if constexpr (sizeof(T) == 4) return rn::float_from_bits(std::uint32_t(e + 127) << 23);
+  if constexpr (sizeof(T) == 4) return detail::float_from_bits(std::uint32_t(e + 127) << 23);
   else return detail::exact_pow2(e);
 }
 
@@ -60,7 +60,7 @@ ULPSCOPE_HD inline T pow2(int e) {
 // t's bits rather than converted from k (F2I is quarter rate too).
 template <class T>
 ULPSCOPE_HD inline int magic_integer(T t) {
-  if constexpr (sizeof(T) == 4) return int(rn::float_bits(t) - rn::float_bits(Consts<T>::round_magic));
+  if constexpr (sizeof(T) == 4) return int(detail::float_bits(t) - detail::float_bits(Consts<T>::round_magic));
   else return int(std::int64_t(detail::double_bits(t) - detail::double_bits(Consts<T>::round_magic)));
 }
 

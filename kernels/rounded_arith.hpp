@@ -7,8 +7,8 @@
 // operations).
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
+#include "formats/binary_format.hpp"
 #include "formats/host_device.hpp"
 
 namespace ulpscope::rn {
@@ -61,25 +61,7 @@ inline double abs(double x) { return std::fabs(x); }
 // and later one instruction, max.NaN.f32 / min.NaN.f32 (PTX ISA, "Floating
 // Point Instructions: max", whose semantics order +0.0 above -0.0), which
 // returns the canonical NaN 0x7FFFFFFF; the host and older GPUs spell it out.
-ULPSCOPE_HD inline std::uint32_t float_bits(float x) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(x);
-#else
-  std::uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-#endif
-}
-ULPSCOPE_HD inline float float_from_bits(std::uint32_t u) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(u);
-#else
-  float x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-#endif
-}
-ULPSCOPE_HD inline float canonical_nan() { return float_from_bits(0x7FFFFFFFu); }
+ULPSCOPE_HD inline float canonical_nan() { return detail::float_from_bits(0x7FFFFFFFu); }
 ULPSCOPE_HD inline float maximum(float a, float b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   float d;
@@ -87,7 +69,7 @@ ULPSCOPE_HD inline float maximum(float a, float b) {
   return d;
 #else
   if (a != a || b != b) return canonical_nan();
-  if (a == b) return (float_bits(a) >> 31) ? b : a;
+  if (a == b) return (detail::float_bits(a) >> 31) ? b : a;
   return a > b ? a : b;
 #endif
 }
@@ -98,7 +80,7 @@ ULPSCOPE_HD inline float minimum(float a, float b) {
   return d;
 #else
   if (a != a || b != b) return canonical_nan();
-  if (a == b) return (float_bits(a) >> 31) ? a : b;
+  if (a == b) return (detail::float_bits(a) >> 31) ? a : b;
   return a < b ? a : b;
 #endif
 }
