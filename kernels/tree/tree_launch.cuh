@@ -52,10 +52,18 @@ inline unsigned grid_for(std::int64_t work, int per_block) {
   return unsigned(std::clamp<std::int64_t>((work + per_block - 1) / per_block, 1, 1 << 20));
 }
 
-// One reducer's pass over the whole problem, its results into sink.
-// The second pass as a programmatic dependent launch (sm_90: it is scheduled
-// while block_partials drains and waits in griddepcontrol.wait; older GPUs
-// ignore the attribute and serialise as usual).
+// Programmatic dependent launch needs compute capability 9.0 (CUDA C++
+// Programming Guide, "Programmatic Dependent Launch and Synchronization").
+inline bool has_programmatic_launch() {
+  int device = 0, major = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+  return major >= 9;
+}
+
+// The second pass as a programmatic dependent launch where the GPU has it: it
+// is scheduled while block_partials drains and waits in griddepcontrol.wait
+// (tree_agent.cuh); elsewhere an ordinary launch after block_partials.
 template <class R, class Next>
 void launch_second_pass(const Launch& L, const typename R::Partial* partials, int count, const FinishArgs& args,
                         const typename R::Params* params, Sink<Next> sink) {
@@ -67,11 +75,12 @@ void launch_second_pass(const Launch& L, const typename R::Partial* partials, in
   cfg.blockDim = dim3(unsigned(L.config.threads));
   cfg.stream = L.stream;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = has_programmatic_launch() ? 1 : 0;
   cuda_check(cudaLaunchKernelEx(&cfg, second_pass<R, Next>, partials, count, args, params, sink),
              "tree second pass launch");
 }
 
+// One reducer's pass over the whole problem, its results into sink.
 template <class R, class Next, class Elem>
 void enqueue(const Launch& L, const FinishArgs& args, const typename R::Params* params, Sink<Next> sink) {
   constexpr bool Y = takes_y<R>::value;
