@@ -159,7 +159,10 @@ std::size_t GateResult::regressions() const {
       std::count_if(findings.begin(), findings.end(), [](const GateFinding& f) { return is_regression(f.kind); }));
 }
 
-void check_comparable(const Report& baseline, const Report& current, const GateOptions& options) {
+namespace {
+
+// check_comparable's checks; returns the (equal) settings, parsed once.
+nlohmann::json comparable_settings(const Report& baseline, const Report& current, const GateOptions& options) {
   const auto& b = baseline.header;
   const auto& c = current.header;
   if (b.backend != c.backend)
@@ -183,17 +186,22 @@ void check_comparable(const Report& baseline, const Report& current, const GateO
     throw ReportInputError("gate tolerances: --ulp-tolerance must be >= 0, --throughput-tolerance in [0, 1)");
   index_cells(baseline, "baseline");
   index_cells(current, "current");
+  return bs;
+}
+
+}  // namespace
+
+void check_comparable(const Report& baseline, const Report& current, const GateOptions& options) {
+  comparable_settings(baseline, current, options);
 }
 
 GateResult run_gate(const Report& baseline, const Report& current, const GateOptions& options) {
-  check_comparable(baseline, current, options);
+  const nlohmann::json settings = comparable_settings(baseline, current, options);
   const auto current_index = index_cells(current, "current");
   const auto baseline_index = index_cells(baseline, "baseline");
-  // Comparable reports have the same settings (check_comparable), valid JSON.
   std::vector<std::string> nondeterministic;
-  if (const auto s = nlohmann::json::parse(baseline.header.settings_json);
-      s.is_object() && s.contains("nondeterministic_kernels"))
-    nondeterministic = s.at("nondeterministic_kernels").get<std::vector<std::string>>();
+  if (settings.is_object() && settings.contains("nondeterministic_kernels"))
+    nondeterministic = settings.at("nondeterministic_kernels").get<std::vector<std::string>>();
   GateResult result;
   result.baseline_cells = baseline.cells.size();
   for (const Cell& b : baseline.cells) {
