@@ -144,26 +144,30 @@ struct SumReducer {
         return f;
       }
       // mean rounds once from the exact quotient (the mean of nothing is NaN, below).
-      if (a.op == Op::mean && a.n > 0) {
-        f.unrounded[0] = rn::div(Acc::total(p), double(a.n));
-        f.value[0] = round_to_out(Acc::round_quotient(p, a.n, out_format(a.out)), a.out, a.sat);
-        return f;
-      }
-      // rms rounds once from the exact sqrt(S / n + eps) where eps sits on a
-      // grid the integer can widen to (round_rms), else twice as below.
-      if (a.op == Op::rms && a.n > 0) {
-        double v;
-        if (Acc::round_rms(p, a.n, a.eps, out_format(a.out), v)) {
-          f.unrounded[0] = rn::sqrt(rn::add(rn::div(Acc::total(p), double(a.n)), a.eps));
-          f.value[0] = round_to_out(v, a.out, a.sat);
+      if constexpr (K == TermKind::value) {
+        if (a.op == Op::mean && a.n > 0) {
+          f.unrounded[0] = rn::div(Acc::total(p), double(a.n));
+          f.value[0] = round_to_out(Acc::round_quotient(p, a.n, out_format(a.out)), a.out, a.sat);
           return f;
         }
       }
-      // norm2 rounds once from the exact square root (of nothing: +0, below).
-      if (a.op == Op::norm2 && a.n > 0) {
-        f.unrounded[0] = rn::sqrt(Acc::total(p));
-        f.value[0] = round_to_out(Acc::round_sqrt(p, out_format(a.out)), a.out, a.sat);
-        return f;
+      if constexpr (K == TermKind::square) {
+        // rms rounds once from the exact sqrt(S / n + eps) where eps sits on a
+        // grid the integer can widen to (round_rms), else twice as below.
+        if (a.op == Op::rms && a.n > 0) {
+          double v;
+          if (Acc::round_rms(p, a.n, a.eps, out_format(a.out), v)) {
+            f.unrounded[0] = rn::sqrt(rn::add(rn::div(Acc::total(p), double(a.n)), a.eps));
+            f.value[0] = round_to_out(v, a.out, a.sat);
+            return f;
+          }
+        }
+        // norm2 rounds once from the exact square root (of nothing: +0, below).
+        if (a.op == Op::norm2 && a.n > 0) {
+          f.unrounded[0] = rn::sqrt(Acc::total(p));
+          f.value[0] = round_to_out(Acc::round_sqrt(p, out_format(a.out)), a.out, a.sat);
+          return f;
+        }
       }
     }
     set_output(f, 0, double(finish_sum_like<T>(Acc::total(p), a)), a);
@@ -190,6 +194,14 @@ template <class R>
 struct takes_y : std::false_type {};
 template <class Acc>
 struct takes_y<SumReducer<Acc, TermKind::product>> : std::true_type {};
+
+// Whether a reducer gathers a normalisation's statistics (statistics_op:
+// rmsnorm the sum of squares, layernorm mean_var); the shapes instantiate
+// their normalising kernels for these only.
+template <class R>
+struct gathers_norm_statistics : std::false_type {};
+template <class Acc>
+struct gathers_norm_statistics<SumReducer<Acc, TermKind::square>> : std::true_type {};
 
 // Vectors of W elements that a tree thread loads before adding them: U
 // consecutive vectors of its chain, v, v + G, ... (tree_order.hpp, step 1),
@@ -420,6 +432,13 @@ struct RowNorm {
     return rn::mul(rn::mul(T(x), scale), T(gamma));
   }
 };
+
+template <class Acc>
+struct gathers_norm_statistics<MomentsReducer<Acc>> : std::true_type {};
+template <>
+struct gathers_norm_statistics<WelfordReducer> : std::true_type {};
+template <>
+struct gathers_norm_statistics<TwoPassReducer> : std::true_type {};
 
 // The op whose reducer gathers a normalisation's statistics.
 constexpr Op statistics_op(Op op) {

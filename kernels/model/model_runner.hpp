@@ -101,16 +101,20 @@ ReductionResult run_model_in(const KernelSpec& spec, const ReductionProblem& pb,
     if (is_elementwise_output(spec.op)) {
       // rmsnorm, layernorm: the row's statistics in the inner order, then
       // every element (elementwise: no order).
-      const std::vector<float> gs = pb.gamma ? widen(*pb.gamma) : std::vector<float>(pb.cols, 1.0f);
-      const std::vector<float> bs = pb.beta ? widen(*pb.beta) : std::vector<float>(pb.cols, 0.0f);
-      for (std::int64_t r = 0; r < pb.rows; ++r) {
-        const float* row = x + r * pb.cols;
-        const Finished stats = reduce_one<R>(job, pb, row, nullptr, pb.cols, 1);
-        const auto norm = RowNorm<typename R::value_t>::from(spec.op, stats, pb.cols, pb.eps);
-        for (std::int64_t j = 0; j < pb.cols; ++j) {
-          const double v = double(norm.apply(row[j], gs[j], bs[j]));
-          res.values.push_back(round_to_out(v, spec.out, spec.sat));
-          res.unrounded.push_back(v);
+      if constexpr (!gathers_norm_statistics<R>::value) {
+        throw std::logic_error("model: the reducer table gave a normalisation a reducer without its statistics");
+      } else {
+        const std::vector<float> gs = pb.gamma ? widen(*pb.gamma) : std::vector<float>(pb.cols, 1.0f);
+        const std::vector<float> bs = pb.beta ? widen(*pb.beta) : std::vector<float>(pb.cols, 0.0f);
+        for (std::int64_t r = 0; r < pb.rows; ++r) {
+          const float* row = x + r * pb.cols;
+          const Finished stats = reduce_one<R>(job, pb, row, nullptr, pb.cols, 1);
+          const auto norm = RowNorm<typename R::value_t>::from(spec.op, stats, pb.cols, pb.eps);
+          for (std::int64_t j = 0; j < pb.cols; ++j) {
+            const double v = double(norm.apply(row[j], gs[j], bs[j]));
+            res.values.push_back(round_to_out(v, spec.out, spec.sat));
+            res.unrounded.push_back(v);
+          }
         }
       }
     } else if (pb.axis == Axis::all) {

@@ -45,6 +45,15 @@ __device__ __forceinline__ typename R::Params params_at(const typename R::Params
   return p ? p[i] : typename R::Params{};
 }
 
+// R::finish behind a call: the kernels of one reducer (second pass, rows,
+// columns, norms, each for every sink) share one copy of it, which for exact
+// (rounding, square root and division of the long integer) is most of their
+// code and of the build's time. It runs once per reduction, on one thread.
+template <class R>
+__device__ __noinline__ Finished finish(typename R::Partial p, FinishArgs args, typename R::Params pr) {
+  return R::finish(p, args, pr);
+}
+
 // Where a reduction's result goes: the outputs, or the parameters of the next
 // pass (Next = void: outputs).
 template <class Next>
@@ -183,7 +192,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     }
   }
   p = block_reduce<R>(p);
-  if (threadIdx.x == 0) sink.put(R::finish(p, args, params_at<R>(params, 0)), 0);
+  if (threadIdx.x == 0) sink.put(finish<R>(p, args, params_at<R>(params, 0)), 0);
 }
 
 // Inner rows: one block per row (rows strided over the grid), steps 1-3 with
@@ -198,7 +207,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     const auto pr = params_at<R>(params, r);
     auto p = thread_chain<R, Y>(o, threadIdx.x, x + r * cols, Y ? y + r * cols : nullptr, pr);
     p = block_reduce<R>(p);
-    if (threadIdx.x == 0) sink.put(R::finish(p, args, pr), r);
+    if (threadIdx.x == 0) sink.put(finish<R>(p, args, pr), r);
   }
 }
 
@@ -217,7 +226,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     const Elem* row = x + r * cols;
     auto p = thread_chain<R, false>(o, threadIdx.x, row, static_cast<const Elem*>(nullptr), pr);
     p = block_reduce<R>(p);
-    if (threadIdx.x == 0) norm = RowNorm<T>::from(op, R::finish(p, args, pr), cols, args.eps);
+    if (threadIdx.x == 0) norm = RowNorm<T>::from(op, finish<R>(p, args, pr), cols, args.eps);
     __syncthreads();
     for (std::int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
       const double v =
@@ -240,7 +249,7 @@ __global__ void __launch_bounds__(kMaxThreads)
     auto st = R::start();
     for (std::int64_t r = 0; r < rows; ++r)
       R::add(st, widen(x[r * cols + c]), Y ? widen(y[r * cols + c]) : 0.0f, pr);
-    sink.put(R::finish(R::partial(st), args, pr), c);
+    sink.put(finish<R>(R::partial(st), args, pr), c);
   }
 }
 

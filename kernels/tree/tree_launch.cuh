@@ -130,12 +130,13 @@ void run(const Launch& L) {
     enqueue<F, R, Elem>(L, first, nullptr, Sink<R>{params});
   }
   if (is_elementwise_output(L.spec.op)) {
-    if constexpr (!takes_y<R>::value) {
+    if constexpr (gathers_norm_statistics<R>::value) {
       norm_rows<R, Elem><<<grid_for(p.rows, 1), L.config.threads, 0, L.stream>>>(
           static_cast<const Elem*>(p.x), static_cast<const Elem*>(p.gamma), static_cast<const Elem*>(p.beta), p.rows,
           p.cols, L.spec.op, args, params, L.out.values, L.out.unrounded);
+      return;
     }
-    return;
+    throw std::logic_error("tree: the reducer table gave a normalisation a reducer without its statistics");
   }
   enqueue<R, void, Elem>(L, args, params, out);
 }
