@@ -361,14 +361,35 @@ struct ExactSumOf {
     return round_bits(r << (64 - rb), (Low + s) / 2 + rb - 1, false, false, f);
   }
 
+  // floor(cur / n) for n < 2^32 and cur < n 2^32, its remainder in rem. The
+  // estimate cur * (1/n) in double carries three roundings of relative size
+  // 2^-53 at a quotient below 2^32, so it is within 2^-19 of cur / n and its
+  // floor is off by at most one, which the remainder's sign and size correct
+  // (division by an invariant integer through its reciprocal: Granlund and
+  // Montgomery 1994). The GPU has no 64-bit divide instruction: its software
+  // division made up most of the exact mean's finishing time.
+  ULPSCOPE_HD static std::uint64_t divide_step(std::uint64_t cur, std::uint64_t n, double inv, std::uint64_t& rem) {
+    std::uint64_t q = std::uint64_t(rn::mul(double(cur), inv));
+    auto r = std::int64_t(cur - q * n);  // in (-n, 2n): wraps to the signed value
+    if (r < 0) {
+      --q;
+      r += std::int64_t(n);
+    } else if (r >= std::int64_t(n)) {
+      ++q;
+      r -= std::int64_t(n);
+    }
+    rem = std::uint64_t(r);
+    return q;
+  }
+
   // a = floor(a / n) for a carried magnitude a and 1 <= n < 2^63, by long
   // division in 32-bit digits (a remainder below n and one digit fit 128
-  // bits; 64 when n < 2^32, the usual case, whose division is several times
-  // cheaper on the GPU, where both are software routines); returns whether
-  // the division left a remainder.
+  // bits; 64 when n < 2^32, the usual case, divided through n's reciprocal
+  // by divide_step); returns whether the division left a remainder.
   ULPSCOPE_HD static bool divide(Partial& a, std::uint64_t n) {
     std::uint64_t rem = 0;
     const bool narrow = n >> 32 == 0;
+    const double inv = rn::div(1.0, double(n));
     for (int j = Digits - 1; j >= 0; --j) {
       const std::uint64_t digit = std::uint64_t(a.limb[j]);
       std::uint64_t q;
@@ -376,9 +397,7 @@ struct ExactSumOf {
         q = digit / n;
         rem = digit - q * n;
       } else if (narrow) {
-        const std::uint64_t cur = rem << 32 | digit;
-        q = cur / n;
-        rem = cur - q * n;
+        q = divide_step(rem << 32 | digit, n, inv, rem);
       } else {
         const unsigned __int128 cur = (static_cast<unsigned __int128>(rem) << 32) | digit;
         q = std::uint64_t(cur / n);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -453,6 +454,34 @@ TEST(ExactModel, MeanDividesCountsOnBothSidesOf2To32) {
       }
     mpfr_clear(ex);
   }
+}
+
+// The exact mean's digit step (divide_step: a double estimate of the quotient
+// and one correction) against the integer division, at quotients and
+// remainders on their bounds (0, 1, n - 1; quotients up to 2^32 - 1, where the
+// estimate is least precise) and at random, for divisors up to 2^32 - 1.
+TEST(ExactModel, DivideStepMatchesIntegerDivision) {
+  using X = ExactSum<Fp32Format, false>;
+  std::mt19937_64 rng(12);
+  std::vector<std::uint64_t> divisors = {1, 2, 3, 7, 641, 65537, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFB,
+                                         0xFFFFFFFF};
+  for (int i = 0; i < 200; ++i) divisors.push_back(1 + rng() % 0xFFFFFFFFull);
+  std::int64_t checked = 0;
+  for (std::uint64_t n : divisors) {
+    const double inv = rn::div(1.0, double(n));
+    std::vector<std::uint64_t> quotients = {0, 1, 2, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF};
+    for (int i = 0; i < 20; ++i) quotients.push_back(rng() & 0xFFFFFFFF);
+    for (std::uint64_t q : quotients)
+      for (std::uint64_t r : {std::uint64_t(0), std::uint64_t(1), n - 1, rng() % n}) {
+        if (r >= n) continue;
+        const std::uint64_t cur = q * n + r;  // below n 2^32
+        std::uint64_t rem = ~0ull;
+        ASSERT_EQ(X::divide_step(cur, n, inv, rem), cur / n) << "cur=" << cur << " n=" << n;
+        ASSERT_EQ(rem, cur % n) << "cur=" << cur << " n=" << n;
+        ++checked;
+      }
+  }
+  EXPECT_GT(checked, 20000);
 }
 
 // --- the tree order against an independent re-implementation ------------
