@@ -80,6 +80,7 @@ struct ExactSumOf {
   // one keeps the sign (a two's complement number with a wide top digit).
   ULPSCOPE_HD static void carry(Partial& p) {
     std::int64_t c = 0;
+    ULPSCOPE_UNROLL
     for (int i = 0; i < Digits - 1; ++i) {
       const std::int64_t v = p.limb[i] + c;
       p.limb[i] = v & 0xFFFFFFFFll;
@@ -233,6 +234,7 @@ struct ExactSumOf {
   }
 
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
+    ULPSCOPE_UNROLL
     for (int k = 0; k < Digits; ++k) a.limb[k] += b.limb[k];
     a.flags |= b.flags;
     carry(a);
@@ -244,10 +246,53 @@ struct ExactSumOf {
     carry(a);
     const bool neg = a.limb[Digits - 1] < 0;
     if (neg) {
+      ULPSCOPE_UNROLL
       for (int k = 0; k < Digits; ++k) a.limb[k] = -a.limb[k];
       carry(a);
     }
     return neg;
+  }
+
+  // The leading bits of a carried magnitude a: w, the top 64 bits from the
+  // leading one down (at bit 63), e = floor(log2 a), and sticky, whether any
+  // bit below w is set; false for a zero a. The digits are read at constant
+  // indices (the loop unrolled, the top digit's window kept by selects), so
+  // that a stays in registers on the GPU: found at run time, they were local
+  // memory loads, on which the exact second pass's one finishing thread
+  // spent most of its 10-16 us (ncu on the H100: 42% of its stalls).
+  ULPSCOPE_HD static bool leading_bits(const Partial& a, std::uint64_t& w, int& e, bool& sticky) {
+    std::uint64_t d0 = 0, d1 = 0, d2 = 0;  // digits k, k - 1 and k - 2
+    bool under = false;                    // a nonzero digit below k - 2
+    std::uint64_t t0 = 0, t1 = 0, t2 = 0;  // the window at the top nonzero digit
+    bool t_under = false;
+    int top = -1;
+    ULPSCOPE_UNROLL
+    for (int k = 0; k < Digits; ++k) {
+      under = under || d2 != 0;
+      d2 = d1;
+      d1 = d0;
+      d0 = std::uint64_t(a.limb[k]);
+      const bool here = d0 != 0;
+      top = here ? k : top;
+      t0 = here ? d0 : t0;
+      t1 = here ? d1 : t1;
+      t2 = here ? d2 : t2;
+      t_under = here ? under : t_under;
+    }
+    if (top < 0) return false;
+    // The value's top is t0 2^64 + m (m = t1 2^32 + t2 below 2^64, as digits
+    // under the top one are carried into [0, 2^32)); t0 has nb bits.
+    const int nb = bit_width(t0);
+    const std::uint64_t m = t1 << 32 | t2;
+    if (nb == 64) {
+      w = t0;
+      sticky = t_under || m != 0;
+    } else {
+      w = t0 << (64 - nb) | m >> nb;
+      sticky = t_under || (m << (64 - nb)) != 0;
+    }
+    e = Low + 32 * top + nb - 1;
+    return true;
   }
 
   // RN_F(value) for the format f, as a double; infinities for values that
@@ -261,30 +306,10 @@ struct ExactSumOf {
     if (ninf) return -inf;
     Partial a = p;
     const bool neg = carried_magnitude(a);
-    int top = Digits - 1;
-    while (top >= 0 && a.limb[top] == 0) --top;
-    if (top < 0) return (p.flags & kNotMinusZero) ? 0.0 : -0.0;
-    // The top 64 bits, from the leading one down, and a sticky bit for the rest.
-    std::uint64_t w = std::uint64_t(a.limb[top]);
-    const int nb = bit_width(w);
-    const int e = Low + 32 * top + nb - 1;  // floor(log2 |value|)
-    int bits = nb;
-    bool sticky = false;
-    int k = top - 1;
-    for (; k >= 0 && bits < 64; --k) {
-      const std::uint64_t d = std::uint64_t(a.limb[k]);
-      if (bits <= 32) {
-        w = (w << 32) | d;
-        bits += 32;
-      } else {
-        const int take = 64 - bits;
-        w = (w << take) | (d >> (32 - take));
-        sticky |= (d & ((std::uint64_t(1) << (32 - take)) - 1)) != 0;
-        bits = 64;
-      }
-    }
-    for (; k >= 0; --k) sticky |= a.limb[k] != 0;
-    if (bits < 64) w <<= (64 - bits);
+    std::uint64_t w;
+    int e;
+    bool sticky;
+    if (!leading_bits(a, w, e, sticky)) return (p.flags & kNotMinusZero) ? 0.0 : -0.0;
     return round_bits(w, e, sticky, neg, f);
   }
 
@@ -387,23 +412,24 @@ struct ExactSumOf {
   // bits; 64 when n < 2^32, the usual case, divided through n's reciprocal
   // by divide_step); returns whether the division left a remainder.
   ULPSCOPE_HD static bool divide(Partial& a, std::uint64_t n) {
-    std::uint64_t rem = 0;
-    const bool narrow = n >> 32 == 0;
-    const double inv = rn::div(1.0, double(n));
-    for (int j = Digits - 1; j >= 0; --j) {
-      const std::uint64_t digit = std::uint64_t(a.limb[j]);
-      std::uint64_t q;
-      if (j == Digits - 1) {  // the top digit may be wider than 32 bits
-        q = digit / n;
-        rem = digit - q * n;
-      } else if (narrow) {
-        q = divide_step(rem << 32 | digit, n, inv, rem);
-      } else {
-        const unsigned __int128 cur = (static_cast<unsigned __int128>(rem) << 32) | digit;
-        q = std::uint64_t(cur / n);
+    const std::uint64_t top = std::uint64_t(a.limb[Digits - 1]);  // may be wider than 32 bits
+    std::uint64_t rem;
+    if (n >> 32 == 0 && top >> 32 == 0) {
+      const double inv = rn::div(1.0, double(n));
+      a.limb[Digits - 1] = std::int64_t(divide_step(top, n, inv, rem));
+      ULPSCOPE_UNROLL
+      for (int j = Digits - 2; j >= 0; --j)
+        a.limb[j] = std::int64_t(divide_step(rem << 32 | std::uint64_t(a.limb[j]), n, inv, rem));
+    } else {
+      a.limb[Digits - 1] = std::int64_t(top / n);
+      rem = top % n;
+      ULPSCOPE_UNROLL
+      for (int j = Digits - 2; j >= 0; --j) {
+        const unsigned __int128 cur = (static_cast<unsigned __int128>(rem) << 32) | std::uint64_t(a.limb[j]);
+        const auto q = std::uint64_t(cur / n);
         rem = std::uint64_t(cur - static_cast<unsigned __int128>(q) * n);
+        a.limb[j] = std::int64_t(q);
       }
-      a.limb[j] = std::int64_t(q);
     }
     return rem != 0;
   }
@@ -418,12 +444,14 @@ struct ExactSumOf {
     Partial a = p;
     const bool neg = carried_magnitude(a);
     typename Wide::Partial q = Wide::identity();
-    q.flags = p.flags;
+    ULPSCOPE_UNROLL
     for (int k = 0; k < Digits; ++k) q.limb[k + 4] = a.limb[k];
     if (Wide::divide(q, std::uint64_t(n))) q.limb[0] |= 1;
-    if (neg)
-      for (int j = 0; j < Digits + 4; ++j) q.limb[j] = -q.limb[j];
-    return Wide::round(q, f);
+    std::uint64_t w;
+    int e;
+    bool sticky;
+    if (!Wide::leading_bits(q, w, e, sticky)) return (p.flags & kNotMinusZero) ? 0.0 : -0.0;  // 0 / n
+    return round_bits(w, e, sticky, neg, f);
   }
 
   // RN_F(sqrt(value / n + eps)), n >= 1 (the exact rms): value * 2^256 plus
