@@ -161,8 +161,14 @@ std::size_t GateResult::regressions() const {
 
 namespace {
 
-// check_comparable's checks; returns the (equal) settings, parsed once.
-nlohmann::json comparable_settings(const Report& baseline, const Report& current, const GateOptions& options) {
+// What check_comparable checks, kept for run_gate: the (equal) settings,
+// parsed once, and each report's cells by key.
+struct Comparable {
+  nlohmann::json settings;
+  std::map<CellKey, const Cell*> baseline_index, current_index;
+};
+
+Comparable comparable(const Report& baseline, const Report& current, const GateOptions& options) {
   const auto& b = baseline.header;
   const auto& c = current.header;
   if (b.backend != c.backend)
@@ -184,29 +190,25 @@ nlohmann::json comparable_settings(const Report& baseline, const Report& current
   if (options.ulp_tolerance < 0 || (options.throughput_tolerance &&
                                     (*options.throughput_tolerance < 0 || *options.throughput_tolerance >= 1)))
     throw ReportInputError("gate tolerances: --ulp-tolerance must be >= 0, --throughput-tolerance in [0, 1)");
-  index_cells(baseline, "baseline");
-  index_cells(current, "current");
-  return bs;
+  return {bs, index_cells(baseline, "baseline"), index_cells(current, "current")};
 }
 
 }  // namespace
 
 void check_comparable(const Report& baseline, const Report& current, const GateOptions& options) {
-  comparable_settings(baseline, current, options);
+  comparable(baseline, current, options);
 }
 
 GateResult run_gate(const Report& baseline, const Report& current, const GateOptions& options) {
-  const nlohmann::json settings = comparable_settings(baseline, current, options);
-  const auto current_index = index_cells(current, "current");
-  const auto baseline_index = index_cells(baseline, "baseline");
+  const Comparable cmp = comparable(baseline, current, options);
   std::vector<std::string> nondeterministic;
-  if (settings.is_object() && settings.contains("nondeterministic_kernels"))
-    nondeterministic = settings.at("nondeterministic_kernels").get<std::vector<std::string>>();
+  if (cmp.settings.is_object() && cmp.settings.contains("nondeterministic_kernels"))
+    nondeterministic = cmp.settings.at("nondeterministic_kernels").get<std::vector<std::string>>();
   GateResult result;
   result.baseline_cells = baseline.cells.size();
   for (const Cell& b : baseline.cells) {
-    const auto it = current_index.find(cell_key(b));
-    if (it == current_index.end()) {
+    const auto it = cmp.current_index.find(cell_key(b));
+    if (it == cmp.current_index.end()) {
       result.findings.push_back({FindingKind::cell_missing, cell_key(b), "in the baseline, not in the current report"});
       continue;
     }
@@ -214,7 +216,7 @@ GateResult run_gate(const Report& baseline, const Report& current, const GateOpt
     compare_cell(b, *it->second, options, nondeterministic, result);
   }
   for (const Cell& c : current.cells)
-    if (!baseline_index.count(cell_key(c)))
+    if (!cmp.baseline_index.count(cell_key(c)))
       result.findings.push_back({FindingKind::new_cell, cell_key(c), "not in the baseline"});
   result.markdown = summary(baseline, current, options, result);
   return result;
