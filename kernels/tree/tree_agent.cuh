@@ -163,11 +163,12 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks<R>)
 
 // Step 4: one block over the block partials, then thread 0 finishes. Launched
 // as a programmatic dependent of block_partials (tree_launch.cuh): it waits
-// here for that grid to complete and its writes to be visible. Where partials
-// are small (16 bytes at most) each thread loads 8 before merging them, in the
-// same order (i = t, t + T, ...), so that the loads wait on L2 together; wide
-// partials (exact digits, pairwise levels) merge one at a time: loading them
-// two at a time cost the bf16 unit 14-48 s of nvcc (two measurements).
+// here for that grid to complete and its writes to be visible. Each thread
+// loads K partials before merging them, in the same order (i = t, t + T, ...),
+// so that the loads wait on L2 together: K = 8 where partials are small (16
+// bytes at most); wide ones (exact digits, pairwise levels) one at a time, as
+// loading them two at a time cost the bf16 unit 14-48 s of nvcc (two
+// measurements).
 template <class R, class Next>
 __global__ void __launch_bounds__(kMaxThreads)
     second_pass(const typename R::Partial* partials, int count, FinishArgs args, const typename R::Params* params,
@@ -176,20 +177,16 @@ __global__ void __launch_bounds__(kMaxThreads)
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
   using Partial = typename R::Partial;
+  constexpr int K = sizeof(Partial) <= 16 ? 8 : 1;
   auto p = R::identity();
-  if constexpr (sizeof(Partial) > 16) {
-    for (int i = threadIdx.x; i < count; i += blockDim.x) R::merge(p, partials[i]);
-  } else {
-    constexpr int K = 8;
-    for (int base = threadIdx.x; base < count; base += K * blockDim.x) {
-      Partial q[K];
+  for (int base = threadIdx.x; base < count; base += K * blockDim.x) {
+    Partial q[K];
 #pragma unroll
-      for (int k = 0; k < K; ++k)
-        if (base + k * int(blockDim.x) < count) q[k] = partials[base + k * blockDim.x];
+    for (int k = 0; k < K; ++k)
+      if (base + k * int(blockDim.x) < count) q[k] = partials[base + k * blockDim.x];
 #pragma unroll
-      for (int k = 0; k < K; ++k)
-        if (base + k * int(blockDim.x) < count) R::merge(p, q[k]);
-    }
+    for (int k = 0; k < K; ++k)
+      if (base + k * int(blockDim.x) < count) R::merge(p, q[k]);
   }
   p = block_reduce<R>(p);
   if (threadIdx.x == 0) sink.put(finish<R>(p, args, params_at<R>(params, 0)), 0);
