@@ -3,10 +3,10 @@
 // rounded_arith.hpp only, so that a kernel and its CPU model compute the same
 // bits (libm's and CUDA's exp and log differ from each other and are not
 // correctly rounded; SPEC.md, "Kernel shapes"). Cody-Waite reduction by ln 2
-// and a Taylor polynomial on |r| <= ln(2)/2 for exp; log(m) = 2 atanh(u),
+// and a polynomial on |r| <= ln(2)/2 for exp; log(m) = 2 atanh(u),
 // u = (m-1)/(m+1), on m in [sqrt(1/2), sqrt(2)) for log (Muller, "Elementary
 // Functions", 3rd ed., ch. 11). Error: below 4 ulps, checked against MPFR
-// in tests/kernels/elementary_test.cpp (the worst seen there is under 3).
+// in tests/kernels/elementary_test.cpp.
 #include <cstdint>
 
 #include "formats/binary_format.hpp"
@@ -21,14 +21,15 @@ template <>
 struct Consts<float> {
   static constexpr float log2e = 1.44269502f, ln2_hi = 0.693145752f, ln2_lo = 1.42860677e-06f;
   static constexpr float round_magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  static constexpr float exp_max = 88.7228394f, exp_min = -103.972084f;
-  static constexpr int exp_terms = 8, log_terms = 5;
+  static constexpr float flush_below = -87.0f;  // e^x < 2^-125.5 below
+  static constexpr int expm1_terms = 6, log_terms = 5;
   ULPSCOPE_HD static constexpr float inv_odd(int i) {  // 1/(2i+1)
     constexpr float c[5] = {1.0f, 0.3333333432674408f, 0.20000000298023224f, 0.1428571492433548f, 0.1111111119389534f};
     return c[i];
   }
-  ULPSCOPE_HD static constexpr float inv_factorial(int i) {
-    constexpr float c[8] = {1.0f, 1.0f, 0.5f, 0.1666666716337204f, 0.0416666679084301f, 0.008333333767950535f, 0.0013888889225199819f, 0.00019841270113829523f};
+  // (e^r - 1)/r = sum c_i r^i on |r| <= 0.3467 (Chebyshev nodes, mpmath; e^r to 2^-26.5 after rounding).
+  ULPSCOPE_HD static constexpr float expm1_over_r(int i) {
+    constexpr float c[6] = {0x1p+0f, 0x1p-1f, 0x1.55547cp-3f, 0x1.5554e8p-5f, 0x1.123dbap-7f, 0x1.6d434ep-10f};
     return c[i];
   }
 };
@@ -36,14 +37,15 @@ template <>
 struct Consts<double> {
   static constexpr double log2e = 1.4426950408889634, ln2_hi = 0.6931471803691238, ln2_lo = 1.9082149292705877e-10;
   static constexpr double round_magic = 6755399441055744.0;  // 1.5 * 2^52
-  static constexpr double exp_max = 709.782712893384, exp_min = -745.1332191019412;
-  static constexpr int exp_terms = 14, log_terms = 12;
+  static constexpr double flush_below = -708.0;  // e^x < 2^-1021.4 below
+  static constexpr int expm1_terms = 11, log_terms = 12;
   ULPSCOPE_HD static constexpr double inv_odd(int i) {  // 1/(2i+1)
-    constexpr double c[12] = {0x1.0000000000000p+0, 0x1.5555555555555p-2, 0x1.999999999999ap-3, 0x1.2492492492492p-3, 0x1.c71c71c71c71cp-4, 0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4, 0x1.1111111111111p-4, 0x1.e1e1e1e1e1e1ep-5, 0x1.af286bca1af28p-5, 0x1.8618618618618p-5, 0x1.642c8590b2164p-5};
+    constexpr double c[12] = {0x1p+0, 0x1.5555555555555p-2, 0x1.999999999999ap-3, 0x1.2492492492492p-3, 0x1.c71c71c71c71cp-4, 0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4, 0x1.1111111111111p-4, 0x1.e1e1e1e1e1e1ep-5, 0x1.af286bca1af28p-5, 0x1.8618618618618p-5, 0x1.642c8590b2164p-5};
     return c[i];
   }
-  ULPSCOPE_HD static constexpr double inv_factorial(int i) {
-    constexpr double c[14] = {0x1.0000000000000p+0, 0x1.0000000000000p+0, 0x1.0000000000000p-1, 0x1.5555555555555p-3, 0x1.5555555555555p-5, 0x1.1111111111111p-7, 0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-16, 0x1.71de3a556c734p-19, 0x1.27e4fb7789f5cp-22, 0x1.ae64567f544e4p-26, 0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33};
+  // (e^r - 1)/r on |r| <= 0.3467, as for float (e^r to 2^-56.5).
+  ULPSCOPE_HD static constexpr double expm1_over_r(int i) {
+    constexpr double c[11] = {0x1p+0, 0x1.0000000000005p-1, 0x1.5555555555557p-3, 0x1.5555555552088p-5, 0x1.11111111100d3p-7, 0x1.6c16c17f4e67cp-10, 0x1.a01a01abeccc3p-13, 0x1.a019a6485972bp-16, 0x1.71de02225a2f3p-19, 0x1.28a2e423b0e62p-22, 0x1.af4e092e1705bp-26};
     return c[i];
   }
 };
@@ -64,24 +66,26 @@ ULPSCOPE_HD inline int magic_integer(T t) {
   else return int(std::int64_t(detail::double_bits(t) - detail::double_bits(Consts<T>::round_magic)));
 }
 
+// e^x for x <= 0 (and NaN), the only exponentials logsumexp takes (of x minus
+// a maximum). Cody-Waite reduction x = k ln2 + r, |r| <= ln(2)/2, k from one
+// fma; e^r = 1 + r q(r) with q a Chebyshev interpolant of (e^r - 1)/r on
+// |r| <= 0.3467, so that e^0 is exactly 1 (the maximum's own term); 2^k from
+// its bits. Results below 2^-125.5 (2^-1021.5) are flushed to +0: k stays in
+// the normal range, and such a term cannot change a sum that holds the
+// maximum's 1 (it is below 2^-24 of its ulp; a model of this function is
+// itself, so GPU and CPU agree on every bit either way).
 template <class T>
-ULPSCOPE_HD inline T exp(T x) {
+ULPSCOPE_HD inline T exp_nonpositive(T x) {
   using C = Consts<T>;
-  if (x != x) return x;
-  if (x > C::exp_max) return T(detail::double_from_bits(0x7FF0000000000000ull));
-  if (x < C::exp_min) return T(0);
-  const T t = rn::add(rn::mul(x, C::log2e), C::round_magic);
+  const T t = rn::fma(x, C::log2e, C::round_magic);
   const T k = rn::sub(t, C::round_magic);
   T r = rn::fma(-k, C::ln2_hi, x);
   r = rn::fma(-k, C::ln2_lo, r);
-  // sum_{i<terms} r^i / i!, Horner from the highest term.
-  T p = C::inv_factorial(C::exp_terms - 1);
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-  for (int i = C::exp_terms - 2; i >= 0; --i) p = rn::fma(p, r, C::inv_factorial(i));
-  const int ki = magic_integer(t), k1 = ki / 2, k2 = ki - k1;
-  return rn::mul(rn::mul(p, pow2<T>(k1)), pow2<T>(k2));
+  T q = C::expm1_over_r(C::expm1_terms - 1);
+  ULPSCOPE_UNROLL
+  for (int i = C::expm1_terms - 2; i >= 0; --i) q = rn::fma(q, r, C::expm1_over_r(i));
+  const T e = rn::mul(rn::fma(r, q, T(1)), pow2<T>(magic_integer(t)));  // NaN x: NaN
+  return x < C::flush_below ? T(0) : e;
 }
 
 // log of a positive normal or subnormal number; log(0) = -inf, log(+inf) = +inf, NaN for x < 0.

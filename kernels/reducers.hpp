@@ -372,7 +372,7 @@ struct LogSumExpReducer {
   // e^(a-b) for a <= b; for a == b, 1, or 0 when both are -inf (e^-inf).
   ULPSCOPE_HD static T scale(T a, T b) {
     if (a == b) return a < T(0) && rn::sub(a, a) != T(0) ? T(0) : T(1);
-    return elementary::exp(rn::sub(a, b));
+    return elementary::exp_nonpositive(rn::sub(a, b));
   }
   // One exp per element, whichever way: a branch on x > m would run both
   // sides (two exps) in a warp whose lanes disagree.
@@ -382,6 +382,30 @@ struct LogSumExpReducer {
     const T e = scale(grows ? st.m : x, grows ? x : st.m);  // NaN x gives NaN here
     st.s = grows ? rn::add(rn::mul(st.s, e), T(1)) : rn::add(st.s, e);
     st.m = grows ? x : st.m;
+  }
+  // A vector's (or a few vectors') W elements at once: m grows to the
+  // group's maximum first and s is rescaled once, then every term is
+  // e^(x_j - m) <= 1, in index order, without add's compare and selects.
+  // Groups whose maximum is not finite (an infinity, NaN) go element by
+  // element. The tree kernels and their models group alike (tree_agent.cuh,
+  // tree_model.hpp), so the grouping is part of the order.
+  template <int W>
+  static constexpr bool adds_groups = W >= 2 && W <= 16;
+  template <int W>
+  ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params& pr) {
+    float mx = x[0];
+    ULPSCOPE_UNROLL
+    for (int j = 1; j < W; ++j) mx = rn::maximum(mx, x[j]);
+    const T m = T(mx) > st.m ? T(mx) : st.m;
+    if (rn::sub(mx, mx) != 0.0f || rn::sub(m, m) != T(0)) {  // an infinity or NaN in the group or in m
+      ULPSCOPE_UNROLL
+      for (int j = 0; j < W; ++j) add(st, x[j], 0.0f, pr);
+      return;
+    }
+    T s = rn::mul(st.s, elementary::exp_nonpositive(rn::sub(st.m, m)));  // e^0 = 1; e^-inf = 0
+    ULPSCOPE_UNROLL
+    for (int j = 0; j < W; ++j) s = rn::add(s, elementary::exp_nonpositive(rn::sub(T(x[j]), m)));
+    st = {m, s};
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return st; }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {

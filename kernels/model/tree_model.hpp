@@ -38,50 +38,60 @@ typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const flo
                                    const typename R::Params& pr) {
   auto st = R::start();
   const std::int64_t nv = o.vectors();
-  // A whole vector at once where the kernel does so (tree_agent.cuh).
-  auto add_vector = [&]<int W>(std::integral_constant<int, W>, std::int64_t v) {
-    if constexpr (reducer_adds_groups<R, W>) {
-      return R::template add_group<W>(st, x + v * W, y ? y + v * W : nullptr, pr);
-    }
-    for (int j = 0; j < W; ++j) R::add(st, x[v * W + j], y ? y[v * W + j] : 0.0f, pr);
-  };
-  // The kernel's U loads in flight: U consecutive vectors of the chain as one
-  // group where the reducer takes it (reducers.hpp, group_loads). The kernel
-  // adds the vectors left over in halving groups; a group adds what its
-  // vectors add one by one (pairwise: the same tree), so the model adds them
-  // one at a time.
-  auto add_vectors = [&]<int W>(std::integral_constant<int, W> w, std::int64_t v) {
-    constexpr int U = group_loads<R, W>();
-    if constexpr (reducer_adds_groups<R, U * W>) {
-      if (v + (U - 1) * o.threads < nv) {
-        float a[U * W], b[U * W];
-        for (int u = 0; u < U; ++u)
-          for (int j = 0; j < W; ++j) {
-            const std::int64_t i = (v + u * o.threads) * W + j;
-            a[u * W + j] = x[i];
-            b[u * W + j] = y ? y[i] : 0.0f;
-          }
-        R::template add_group<U * W>(st, a, y ? b : nullptr, pr);
-        return U;
+  // The kernel's loads (tree_agent.cuh, thread_chain): groups of U vectors
+  // v, v + G, ... (reducers.hpp, group_loads) while U remain, then halving
+  // groups, then single vectors; a group of N vectors is one add_group of N*W
+  // terms where the reducer takes it, else its vectors one by one, each one
+  // add_group of W where the reducer takes that, else W adds.
+  auto add_loads = [&]<int W, int N>(std::integral_constant<int, W>, std::integral_constant<int, N>,
+                                     std::int64_t v) {
+    float a[N * W], b[N * W];
+    for (int u = 0; u < N; ++u)
+      for (int j = 0; j < W; ++j) {
+        const std::int64_t i = (v + u * o.threads) * W + j;
+        a[u * W + j] = x[i];
+        b[u * W + j] = y ? y[i] : 0.0f;
+      }
+    if constexpr (reducer_adds_groups<R, N * W>) {
+      R::template add_group<N * W>(st, a, y ? b : nullptr, pr);
+    } else {
+      for (int u = 0; u < N; ++u) {
+        if constexpr (reducer_adds_groups<R, W>) {
+          R::template add_group<W>(st, a + u * W, y ? b + u * W : nullptr, pr);
+        } else {
+          for (int j = 0; j < W; ++j) R::add(st, a[u * W + j], b[u * W + j], pr);
+        }
       }
     }
-    const int u = v + (U - 1) * o.threads < nv ? U : 1;
-    for (int k = 0; k < u; ++k) add_vector(w, v + k * o.threads);
-    return u;
   };
-  for (std::int64_t v = g; v < nv;) {
-    int done = 1;
-    switch (o.vec) {
-      case 16: done = add_vectors(std::integral_constant<int, 16>{}, v); break;
-      case 8: done = add_vectors(std::integral_constant<int, 8>{}, v); break;
-      case 4: done = add_vectors(std::integral_constant<int, 4>{}, v); break;
-      default:
-        for (int j = 0; j < o.vec; ++j) {
-          const std::int64_t i = v * o.vec + j;
-          R::add(st, x[i], y ? y[i] : 0.0f, pr);
-        }
+  auto add_vectors = [&]<int W>(std::integral_constant<int, W> w) {
+    constexpr int U = group_loads<R, W>();
+    const std::int64_t G = o.threads;
+    std::int64_t v = g;
+    for (; v + (U - 1) * G < nv; v += U * G) add_loads(w, std::integral_constant<int, U>{}, v);
+    if constexpr (U >= 8) {
+      if (v + 3 * G < nv) {
+        add_loads(w, std::integral_constant<int, 4>{}, v);
+        v += 4 * G;
+      }
     }
-    v += done * o.threads;
+    if constexpr (U >= 4) {
+      if (v + G < nv) {
+        add_loads(w, std::integral_constant<int, 2>{}, v);
+        v += 2 * G;
+      }
+    }
+    for (; v < nv; v += G) add_loads(w, std::integral_constant<int, 1>{}, v);
+  };
+  switch (o.vec) {
+    case 16: add_vectors(std::integral_constant<int, 16>{}); break;
+    case 8: add_vectors(std::integral_constant<int, 8>{}); break;
+    case 4: add_vectors(std::integral_constant<int, 4>{}); break;
+    default:
+      for (std::int64_t i = g * o.vec; i < nv * o.vec;) {
+        for (int j = 0; j < o.vec; ++j) R::add(st, x[i + j], y ? y[i + j] : 0.0f, pr);
+        i += o.threads * o.vec;
+      }
   }
   if (g < o.tail()) {
     const std::int64_t i = o.tail_begin() + g;
