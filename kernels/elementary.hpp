@@ -7,6 +7,7 @@
 // u = (m-1)/(m+1), on m in [sqrt(1/2), sqrt(2)) for log (Muller, "Elementary
 // Functions", 3rd ed., ch. 11). Error: below 4 ulps, checked against MPFR
 // in tests/kernels/elementary_test.cpp.
+#include <bit>
 #include <cstdint>
 
 #include "formats/binary_format.hpp"
@@ -21,7 +22,7 @@ template <>
 struct Consts<float> {
   static constexpr float log2e = 1.44269502f, ln2_hi = 0.693145752f, ln2_lo = 1.42860677e-06f;
   static constexpr float round_magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  static constexpr float flush_below = -87.0f;  // e^x < 2^-125.5 below
+  static constexpr float clamp_below = -87.0f;  // e^-87 > 2^-126
   static constexpr int expm1_terms = 6, log_terms = 5;
   ULPSCOPE_HD static constexpr float inv_odd(int i) {  // 1/(2i+1)
     constexpr float c[5] = {1.0f, 0.3333333432674408f, 0.20000000298023224f, 0.1428571492433548f, 0.1111111119389534f};
@@ -37,7 +38,7 @@ template <>
 struct Consts<double> {
   static constexpr double log2e = 1.4426950408889634, ln2_hi = 0.6931471803691238, ln2_lo = 1.9082149292705877e-10;
   static constexpr double round_magic = 6755399441055744.0;  // 1.5 * 2^52
-  static constexpr double flush_below = -708.0;  // e^x < 2^-1021.4 below
+  static constexpr double clamp_below = -708.0;  // e^-708 > 2^-1022
   static constexpr int expm1_terms = 11, log_terms = 12;
   ULPSCOPE_HD static constexpr double inv_odd(int i) {  // 1/(2i+1)
     constexpr double c[12] = {0x1p+0, 0x1.5555555555555p-2, 0x1.999999999999ap-3, 0x1.2492492492492p-3, 0x1.c71c71c71c71cp-4, 0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4, 0x1.1111111111111p-4, 0x1.e1e1e1e1e1e1ep-5, 0x1.af286bca1af28p-5, 0x1.8618618618618p-5, 0x1.642c8590b2164p-5};
@@ -58,25 +59,24 @@ ULPSCOPE_HD inline T pow2(int e) {
   else return detail::exact_pow2(e);
 }
 
-// The integer k of t = round_magic + k (|k| < 2^22: t's ulp is 1), read from
-// t's bits rather than converted from k (F2I is quarter rate too).
-template <class T>
-ULPSCOPE_HD inline int magic_integer(T t) {
-  if constexpr (sizeof(T) == 4) return int(detail::float_bits(t) - detail::float_bits(Consts<T>::round_magic));
-  else return int(std::int64_t(detail::double_bits(t) - detail::double_bits(Consts<T>::round_magic)));
-}
+// exp_nonpositive shifts round_magic + k's bits into the exponent field:
+// round_magic's low bits must be zero for that to leave k alone.
+static_assert((std::bit_cast<std::uint32_t>(Consts<float>::round_magic) << 23) == 0);
+static_assert((std::bit_cast<std::uint64_t>(Consts<double>::round_magic) << 52) == 0);
 
-// e^x for x <= 0 (and NaN), the only exponentials logsumexp takes (of x minus
+// e^x for x <= 0 (not NaN), the only exponentials logsumexp takes (of x minus
 // a maximum). Cody-Waite reduction x = k ln2 + r, |r| <= ln(2)/2, k from one
 // fma; e^r = 1 + r q(r) with q a Chebyshev interpolant of (e^r - 1)/r on
-// |r| <= 0.3467, so that e^0 is exactly 1 (the maximum's own term); 2^k from
-// its bits. Results below 2^-125.5 (2^-1021.5) are flushed to +0: k stays in
-// the normal range, and such a term cannot change a sum that holds the
-// maximum's 1 (it is below 2^-24 of its ulp; a model of this function is
-// itself, so GPU and CPU agree on every bit either way).
+// |r| <= 0.3467, so that e^0 is exactly 1 (the maximum's own term). x is first
+// raised to clamp_below, where e^x is still normal (fp32 e^-87 > 2^-126), so
+// that 2^k is added to the exponent field without leaving the normal range;
+// a term clamped there (< 2^-125) cannot change a sum that holds the maximum's
+// 1 (it is below 2^-24 of its ulp), and the model computes the same bits.
 template <class T>
 ULPSCOPE_HD inline T exp_nonpositive(T x) {
   using C = Consts<T>;
+  if constexpr (sizeof(T) == 4) x = rn::maximum(x, C::clamp_below);
+  else x = x < C::clamp_below ? C::clamp_below : x;
   const T t = rn::fma(x, C::log2e, C::round_magic);
   const T k = rn::sub(t, C::round_magic);
   T r = rn::fma(-k, C::ln2_hi, x);
@@ -84,8 +84,11 @@ ULPSCOPE_HD inline T exp_nonpositive(T x) {
   T q = C::expm1_over_r(C::expm1_terms - 1);
   ULPSCOPE_UNROLL
   for (int i = C::expm1_terms - 2; i >= 0; --i) q = rn::fma(q, r, C::expm1_over_r(i));
-  const T e = rn::mul(rn::fma(r, q, T(1)), pow2<T>(magic_integer(t)));  // NaN x: NaN
-  return x < C::flush_below ? T(0) : e;
+  const T p = rn::fma(r, q, T(1));
+  // p * 2^k: t's bits are round_magic's plus k, and round_magic's low bits
+  // are zero, so t's bits shifted into the exponent field are k's.
+  if constexpr (sizeof(T) == 4) return detail::float_from_bits(detail::float_bits(p) + (detail::float_bits(t) << 23));
+  else return detail::double_from_bits(detail::double_bits(p) + (detail::double_bits(t) << 52));
 }
 
 // log of a positive normal or subnormal number; log(0) = -inf, log(+inf) = +inf, NaN for x < 0.

@@ -138,16 +138,19 @@ struct SumReducer {
     if constexpr (is_exact_sum<Acc>::value) {
       // exact: sum, dot and sumsq round once from the exact integer.
       if (a.op == Op::sum || a.op == Op::dot || a.op == Op::sumsq) {
-        const double r = a.n == 0 ? 0.0 : Acc::round(p, out_format(a.out));
-        f.unrounded[0] = a.n == 0 ? 0.0 : Acc::total(p);
+        double total = 0.0;
+        const double r = a.n == 0 ? 0.0 : Acc::round_with_total(p, out_format(a.out), total);
+        f.unrounded[0] = total;
         f.value[0] = round_to_out(r, a.out, a.sat);
         return f;
       }
       // mean rounds once from the exact quotient (the mean of nothing is NaN, below).
       if constexpr (K == TermKind::value) {
         if (a.op == Op::mean && a.n > 0) {
-          f.unrounded[0] = rn::div(Acc::total(p), double(a.n));
-          f.value[0] = round_to_out(Acc::round_quotient(p, a.n, out_format(a.out)), a.out, a.sat);
+          double total;
+          const double q = Acc::round_quotient(p, a.n, out_format(a.out), total);
+          f.unrounded[0] = rn::div(total, double(a.n));
+          f.value[0] = round_to_out(q, a.out, a.sat);
           return f;
         }
       }
@@ -369,17 +372,23 @@ struct LogSumExpReducer {
   static constexpr int passes = 1;
   ULPSCOPE_HD static State start() { return {-T(detail::double_from_bits(0x7FF0000000000000ull)), T(0)}; }
   ULPSCOPE_HD static Partial identity() { return start(); }
-  // e^(a-b) for a <= b; for a == b, 1, or 0 when both are -inf (e^-inf).
+  // e^(a-b) for a <= b (e^-87 for -inf: exp_nonpositive's clamp); for a == b,
+  // 1, or 0 when both are -inf (e^-inf).
   ULPSCOPE_HD static T scale(T a, T b) {
     if (a == b) return a < T(0) && rn::sub(a, a) != T(0) ? T(0) : T(1);
     return elementary::exp_nonpositive(rn::sub(a, b));
   }
   // One exp per element, whichever way: a branch on x > m would run both
-  // sides (two exps) in a warp whose lanes disagree.
+  // sides (two exps) in a warp whose lanes disagree. NaN makes s NaN (m is
+  // never NaN: exp_nonpositive takes no NaN).
   ULPSCOPE_HD static void add(State& st, float xf, float, const Params&) {
     const T x = T(xf);
+    if (x != x) {
+      st.s = x;
+      return;
+    }
     const bool grows = x > st.m;
-    const T e = scale(grows ? st.m : x, grows ? x : st.m);  // NaN x gives NaN here
+    const T e = scale(grows ? st.m : x, grows ? x : st.m);
     st.s = grows ? rn::add(rn::mul(st.s, e), T(1)) : rn::add(st.s, e);
     st.m = grows ? x : st.m;
   }

@@ -233,11 +233,21 @@ struct ExactSumOf {
     return s.acc;
   }
 
+  // Partials keep every limb below 2^61 in magnitude (lower digits are never
+  // negative), so two add without overflow; carries are propagated only when a
+  // limb reaches 2^61, not after every merge: the carry chain was the critical
+  // path of the second pass's ten merge levels. The value, and so the result,
+  // is the same either way.
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
+    std::uint64_t lower = 0;
     ULPSCOPE_UNROLL
-    for (int k = 0; k < Digits; ++k) a.limb[k] += b.limb[k];
+    for (int k = 0; k < Digits; ++k) {
+      a.limb[k] += b.limb[k];
+      if (k < Digits - 1) lower |= std::uint64_t(a.limb[k]);
+    }
     a.flags |= b.flags;
-    carry(a);
+    const std::uint64_t top = std::uint64_t(a.limb[Digits - 1]) + (std::uint64_t(1) << 61);
+    if ((lower >> 61 | top >> 62) != 0) carry(a);
   }
 
   // a becomes |a| with carried digits (all but the top one in [0, 2^32));
@@ -296,23 +306,51 @@ struct ExactSumOf {
     return true;
   }
 
+  // What round_bits takes from a partial, or the value itself where it is
+  // special: NaN, an infinity, a signed zero; a is left with the carried
+  // magnitude (for a finite value).
+  struct Leading {
+    std::uint64_t w;
+    int e;
+    bool sticky, neg, special;
+    double value;
+  };
+  ULPSCOPE_HD static Leading leading(const Partial& p, Partial& a) {
+    const double inf = detail::double_from_bits(0x7FF0000000000000ull);
+    const bool pinf = p.flags & kPosInf, ninf = p.flags & kNegInf;
+    Leading l{0, 0, false, false, true, 0.0};
+    if ((p.flags & kNan) || (pinf && ninf)) l.value = detail::double_from_bits(0x7FF8000000000000ull);
+    else if (pinf) l.value = inf;
+    else if (ninf) l.value = -inf;
+    if ((p.flags & kNan) || pinf || ninf) return l;
+    a = p;
+    l.neg = carried_magnitude(a);
+    if (!leading_bits(a, l.w, l.e, l.sticky)) {
+      l.value = (p.flags & kNotMinusZero) ? 0.0 : -0.0;
+      return l;
+    }
+    l.special = false;
+    return l;
+  }
+
   // RN_F(value) for the format f, as a double; infinities for values that
   // round beyond f's largest finite value (round_to_out then applies the
   // format's overflow rule).
   ULPSCOPE_HD static double round(const Partial& p, OutFormat f) {
-    const double inf = detail::double_from_bits(0x7FF0000000000000ull);
-    const bool pinf = p.flags & kPosInf, ninf = p.flags & kNegInf;
-    if ((p.flags & kNan) || (pinf && ninf)) return detail::double_from_bits(0x7FF8000000000000ull);
-    if (pinf) return inf;
-    if (ninf) return -inf;
-    Partial a = p;
-    const bool neg = carried_magnitude(a);
-    std::uint64_t w;
-    int e;
-    bool sticky;
-    if (!leading_bits(a, w, e, sticky)) return (p.flags & kNotMinusZero) ? 0.0 : -0.0;
-    return round_bits(w, e, sticky, neg, f);
+    Partial a;
+    const Leading l = leading(p, a);
+    return l.special ? l.value : round_bits(l.w, l.e, l.sticky, l.neg, f);
   }
+
+  // round(p, f), and round(p, fp64) (the unrounded total) in `total`, from one
+  // carried magnitude.
+  ULPSCOPE_HD static double round_with_total(const Partial& p, OutFormat f, double& total) {
+    Partial a;
+    const Leading l = leading(p, a);
+    total = l.special ? l.value : round_bits(l.w, l.e, l.sticky, l.neg, out_format(Dtype::fp64));
+    return l.special ? l.value : round_bits(l.w, l.e, l.sticky, l.neg, f);
+  }
+
 
   // RN_F(+-(w / 2^63) * 2^e), w's leading one at bit 63, sticky: nonzero bits
   // below w; infinities beyond f's largest finite value.
@@ -439,12 +477,15 @@ struct ExactSumOf {
   // RN_F(value / n), n >= 1 (the exact mean): |value| * 2^128 divided by n,
   // a nonzero remainder jammed into the quotient's last bit, which lies at
   // least 65 bits below the rounding position, then round() of the quotient:
-  // one rounding, as for the sum.
-  ULPSCOPE_HD static double round_quotient(const Partial& p, std::int64_t n, OutFormat f) {
-    if (p.flags & (kNan | kPosInf | kNegInf)) return round(p, f);  // NaN and infinities divided by n
+  // one rounding, as for the sum. `total` gets round(p, fp64) from the same
+  // carried magnitude.
+  ULPSCOPE_HD static double round_quotient(const Partial& p, std::int64_t n, OutFormat f, double& total) {
+    Partial a;
+    const Leading l = leading(p, a);
+    total = l.special ? l.value : round_bits(l.w, l.e, l.sticky, l.neg, out_format(Dtype::fp64));
+    if (l.special) return l.value;  // NaN and infinities divided by n; 0 / n
+    const bool neg = l.neg;
     using Wide = ExactSumOf<Low - 128, Digits + 4, 0>;
-    Partial a = p;
-    const bool neg = carried_magnitude(a);
     typename Wide::Partial q = Wide::identity();
     ULPSCOPE_UNROLL
     for (int k = 0; k < Digits; ++k) q.limb[k + 4] = a.limb[k];

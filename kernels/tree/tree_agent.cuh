@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
   using Partial = typename R::Partial;
-  constexpr int K = sizeof(Partial) <= 16 ? 8 : 1;
+  constexpr int K = sizeof(Partial) <= 16 ? 8 : (sizeof(Partial) <= 64 ? 4 : 1);
   auto p = R::identity();
   for (int base = threadIdx.x; base < count; base += K * blockDim.x) {
     Partial q[K];

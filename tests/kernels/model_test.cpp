@@ -450,10 +450,43 @@ TEST(ExactModel, MeanDividesCountsOnBothSidesOf2To32) {
       for (Dtype out : {Dtype::fp64, Dtype::fp32, Dtype::fp16}) {
         SCOPED_TRACE("terms=" + std::to_string(m) + " n=" + std::to_string(n) + " " + std::string(to_string(out)));
         const double want = test::round_mpfr_to(ex, out, long(n));
-        EXPECT_EQ(X::round_quotient(p, n, out_format(out)), want);
+        double total = 0;
+        EXPECT_EQ(X::round_quotient(p, n, out_format(out), total), want);
+        EXPECT_EQ(total, test::round_mpfr_to(ex, Dtype::fp64));  // the sum, from the same magnitude
       }
     mpfr_clear(ex);
   }
+}
+
+// merge adds limbs without carrying until one reaches 2^61 (exact_sum.hpp):
+// partials with limbs just below that bound, merged again and again (eight
+// such merges overflow a 64-bit limb if nothing carries), keep the value.
+TEST(ExactModel, MergeCarriesBeforeLimbsOverflow) {
+  using X = ExactSum<Fp16Format, false>;
+  X::Partial big = X::identity();
+  for (int k = 0; k < X::digits - 1; ++k) big.limb[k] = (std::int64_t(1) << 61) - 1 - k;  // uncarried digits
+  big.limb[X::digits - 1] = -3;  // and a negative top digit
+  auto st = X::start();
+  for (float v : {1.5f, -0.25f, 0x1p-24f, 65504.0f}) X::add(st, v);
+  X::Partial acc = X::partial(st);
+  mpfr_t want, t;
+  mpfr_inits2(4096, want, t, (mpfr_ptr) nullptr);
+  mpfr_set_d(want, 1.5 - 0.25 + 0x1p-24 + 65504.0, MPFR_RNDN);  // exact
+  for (int rep = 0; rep < 40; ++rep) {
+    X::merge(acc, big);
+    for (int k = 0; k < X::digits; ++k) {
+      mpfr_set_si(t, long(big.limb[k]), MPFR_RNDN);
+      mpfr_mul_2si(t, t, X::low + 32 * k, MPFR_RNDN);
+      mpfr_add(want, want, t, MPFR_RNDN);  // exact at 4096 bits
+    }
+    for (int k = 0; k < X::digits; ++k) {
+      ASSERT_LT(acc.limb[k], std::int64_t(1) << 62) << "limb " << k << " after " << rep + 1 << " merges";
+      ASSERT_GE(acc.limb[k], k < X::digits - 1 ? 0 : -(std::int64_t(1) << 62));
+    }
+    for (Dtype out : {Dtype::fp64, Dtype::fp32})
+      ASSERT_EQ(X::round(acc, out_format(out)), test::round_mpfr_to(want, out)) << "after " << rep + 1 << " merges";
+  }
+  mpfr_clears(want, t, (mpfr_ptr) nullptr);
 }
 
 // The exact mean's digit step (divide_step: a double estimate of the quotient
