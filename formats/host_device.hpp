@@ -15,3 +15,11 @@
 #else
 #define ULPSCOPE_UNROLL
 #endif
+
+// Keeps a rarely taken, long piece of code out of line on the device (one
+// copy instead of one per unrolled call site).
+#if defined(__CUDACC__)
+#define ULPSCOPE_NOINLINE __noinline__
+#else
+#define ULPSCOPE_NOINLINE
+#endif

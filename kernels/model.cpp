@@ -50,8 +50,6 @@ std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis) {
     return name(spec.op) + " selects, it rounds nothing: one accumulator (fp32) stands for all";
   if (spec.acc == Accumulator::welford && spec.op != Op::mean_var) return "welford applies to mean_var only";
   if (spec.acc == Accumulator::two_pass && spec.op != Op::mean_var) return "two_pass applies to mean_var only";
-  if (spec.op == Op::mean_var && spec.acc == Accumulator::exact)
-    return "exact mean_var (n*sum(x^2) - (sum x)^2 in big integers) is not implemented";
   if (spec.shape == Shape::atomic) {
     if (axis != Axis::all) return "atomic is a whole-array shape";
     if (!sums(spec.op)) return "atomic adds block partials: sum-like ops only";

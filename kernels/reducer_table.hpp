@@ -36,6 +36,7 @@ bool with_moments_reducer(Accumulator acc, F&& f) {
     case Accumulator::pairwise: f(std::type_identity<MomentsReducer<PairwiseSum>>{}); return true;
     case Accumulator::welford: f(std::type_identity<WelfordReducer>{}); return true;
     case Accumulator::two_pass: f(std::type_identity<TwoPassReducer>{}); return true;
+    case Accumulator::exact: f(std::type_identity<ExactMomentsReducer<Fmt>>{}); return true;
     default: return false;
   }
 }

@@ -16,6 +16,7 @@
 #include "formats/dtype.hpp"
 #include "formats/host_device.hpp"
 #include "kernels/accumulators/compensated_sum.hpp"
+#include "kernels/accumulators/exact_moments.hpp"
 #include "kernels/accumulators/exact_sum.hpp"
 #include "kernels/accumulators/extremum.hpp"
 #include "kernels/accumulators/pairwise_sum.hpp"
@@ -294,6 +295,63 @@ struct MomentsReducer {
   }
 };
 
+// mean_var, exact: S1 = sum x and S2 = sum x^2 as exact integers (S2 on the
+// grid of the squares); the mean rounds once from S1 / n, the variance once
+// from (n S2 - S1^2) / n^2 (exact_moments.hpp). Each sum is exact, so any
+// grouping of the terms gives the same bits.
+template <class F>
+struct ExactMomentsReducer {
+  using A1 = ExactSum<F, false>;
+  using A2 = ExactSum<F, true>;
+  using value_t = double;
+  struct State {
+    typename A1::State s1;
+    typename A2::State s2;
+  };
+  struct Partial {
+    typename A1::Partial p1;
+    typename A2::Partial p2;
+  };
+  using Params = NoParams;
+  static constexpr int passes = 1;
+  ULPSCOPE_HD static State start() { return {A1::start(), A2::start()}; }
+  ULPSCOPE_HD static Partial identity() { return {A1::identity(), A2::identity()}; }
+  ULPSCOPE_HD static void add(State& st, float x, float, const Params&) {
+    A1::add(st.s1, A1::term(x));
+    A2::add(st.s2, A2::product(x, x));
+  }
+  template <int W>
+  static constexpr bool adds_groups = A1::template groups<W>;
+  template <int W>
+  ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
+    A1::template add_group<W>(st.s1, x);
+    ULPSCOPE_UNROLL
+    for (int j = 0; j < W; ++j) A2::add(st.s2, A2::product(x[j], x[j]));
+  }
+  ULPSCOPE_HD static Partial partial(const State& st) { return {A1::partial(st.s1), A2::partial(st.s2)}; }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
+    A1::merge(a.p1, b.p1);
+    A2::merge(a.p2, b.p2);
+  }
+  ULPSCOPE_HD static Finished finish(const Partial& p, const FinishArgs& a, const Params&) {
+    Finished f{};
+    if (a.n == 0) {  // as the other accumulators: 0 / 0
+      const double nan = detail::double_from_bits(0x7FF8000000000000ull);
+      set_output(f, 0, nan, a);
+      set_output(f, 1, nan, a);
+      return f;
+    }
+    double total, var;
+    const double mean = A1::round_quotient(p.p1, a.n, out_format(a.out), total);
+    f.unrounded[0] = rn::div(total, double(a.n));
+    f.value[0] = round_to_out(mean, a.out, a.sat);
+    const double v = ExactVariance<A1, A2>::round(p.p1, p.p2, a.n, out_format(a.out), var);
+    f.unrounded[1] = var;
+    f.value[1] = round_to_out(v, a.out, a.sat);
+    return f;
+  }
+};
+
 struct WelfordReducer {
   using Acc = WelfordMoments;
   using value_t = float;
@@ -468,6 +526,8 @@ struct RowNorm {
 
 template <class Acc>
 struct gathers_norm_statistics<MomentsReducer<Acc>> : std::true_type {};
+template <class F>
+struct gathers_norm_statistics<ExactMomentsReducer<F>> : std::true_type {};
 template <>
 struct gathers_norm_statistics<WelfordReducer> : std::true_type {};
 template <>

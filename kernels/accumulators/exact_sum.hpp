@@ -461,17 +461,26 @@ struct ExactSumOf {
       for (int j = Digits - 2; j >= 0; --j)
         a.limb[j] = std::int64_t(divide_step(rem << 32 | std::uint64_t(a.limb[j]), n, inv, rem));
     } else {
-      a.limb[Digits - 1] = std::int64_t(top / n);
-      rem = top % n;
-      ULPSCOPE_UNROLL
-      for (int j = Digits - 2; j >= 0; --j) {
-        const unsigned __int128 cur = (static_cast<unsigned __int128>(rem) << 32) | std::uint64_t(a.limb[j]);
-        const auto q = std::uint64_t(cur / n);
-        rem = std::uint64_t(cur - static_cast<unsigned __int128>(q) * n);
-        a.limb[j] = std::int64_t(q);
-      }
+      rem = divide_wide(a, n);
     }
     return rem != 0;
+  }
+
+  // divide's path for n or the top digit at or above 2^32 (at least 2^32
+  // elements, or a sum whose top digit is wide): 128-bit digit steps, left
+  // rolled up and out of line, as its unrolled copies were most of the exact
+  // mean_var finish's code; returns the remainder.
+  ULPSCOPE_HD static ULPSCOPE_NOINLINE std::uint64_t divide_wide(Partial& a, std::uint64_t n) {
+    const std::uint64_t top = std::uint64_t(a.limb[Digits - 1]);
+    a.limb[Digits - 1] = std::int64_t(top / n);
+    std::uint64_t rem = top % n;
+    for (int j = Digits - 2; j >= 0; --j) {
+      const unsigned __int128 cur = (static_cast<unsigned __int128>(rem) << 32) | std::uint64_t(a.limb[j]);
+      const auto q = std::uint64_t(cur / n);
+      rem = std::uint64_t(cur - static_cast<unsigned __int128>(q) * n);
+      a.limb[j] = std::int64_t(q);
+    }
+    return rem;
   }
 
   // RN_F(value / n), n >= 1 (the exact mean): |value| * 2^128 divided by n,

@@ -429,6 +429,62 @@ TEST(ExactModel, RoundsTiesStickyBitsSubnormalsAndOverflow) {
   }
 }
 
+// exact mean_var: the mean and the population variance each rounded once,
+// against MPFR's (n S2 - S1^2) / n^2 from the exact sums, on inputs over the
+// whole range, at a large mean with a small spread (where E[x^2] - E[x]^2
+// cancels every digit in floating point) and constant ones (variance +0), in
+// every order and launch configuration.
+TEST(ExactModel, MeanVarIsCorrectlyRoundedTwice) {
+  for (Dtype in : {Dtype::fp32, Dtype::fp16, Dtype::bf16, Dtype::fp8_e4m3, Dtype::fp8_e5m2})
+    for (int dist = 0; dist < 3; ++dist)
+      for (std::int64_t n : {0, 1, 2, 31, 33, 1023, 4097}) {
+        const FormatInfo& f = format_info(in);
+        std::uint64_t s = std::uint64_t(n) * 13 + unsigned(in) * 7 + unsigned(dist);
+        const double center = std::exp2(std::floor(std::log2(f.max_finite)) - 3);  // large, in range
+        auto gen = [&](auto) {
+          if (dist == 2) return center;
+          if (dist == 1) return center * (1 + (test::uniform01(s) - 0.5) * 0x1p-4);
+          const double e = std::log2(f.min_subnormal) +
+                           test::uniform01(s) * (std::log2(f.max_finite / 4) - std::log2(f.min_subnormal));
+          return (test::mix(s) & 1 ? -1.0 : 1.0) * std::exp2(e);
+        };
+        const TypedArray x = make_array(in, n, gen);
+        mpfr_t s1, s2, num;
+        test::exact_sum(s1, x, nullptr, false);
+        test::exact_sum(s2, x, nullptr, true);
+        mpfr_init2(num, 2 * mpfr_get_prec(s2) + 128);
+        mpfr_mul_si(num, s2, long(n), MPFR_RNDN);  // exact: the precision holds it
+        mpfr_t sq;
+        mpfr_init2(sq, 2 * mpfr_get_prec(s1));
+        mpfr_sqr(sq, s1, MPFR_RNDN);  // exact
+        ASSERT_EQ(mpfr_sub(num, num, sq, MPFR_RNDN), 0) << "the numerator must be exact";
+        ASSERT_GE(mpfr_sgn(num), 0);
+        for (Dtype out : {Dtype::fp64, Dtype::fp32, Dtype::fp16}) {
+          const double nan = std::numeric_limits<double>::quiet_NaN();
+          const double want_mean = n == 0 ? nan : test::round_mpfr_to(s1, out, long(n));
+          const double want_var = n == 0 ? nan : test::round_mpfr_to(num, out, long(n * n));
+          SCOPED_TRACE(std::string(to_string(in)) + " dist " + std::to_string(dist) + " n=" + std::to_string(n) +
+                       " out=" + std::string(to_string(out)));
+          if (dist == 2 && n > 0) {
+            EXPECT_EQ(want_var, 0.0);
+          }
+          for (Shape shape : {Shape::serial, Shape::tree}) {
+            const KernelSpec k = spec_of(Op::mean_var, in, Accumulator::exact, shape, out);
+            ASSERT_FALSE(unsupported(k, Axis::all));
+            for (const LaunchConfig& c : launch_configs(k, n)) {
+              const auto r = run_model(k, whole(Op::mean_var, x), c);
+              for (int j = 0; j < 2; ++j) {
+                const double got = r.values.at(j), want = j == 0 ? want_mean : want_var;
+                if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << j;
+                else EXPECT_EQ(got, want) << (j == 0 ? "mean " : "var ") << std::hexfloat << got << " vs " << want;
+              }
+            }
+          }
+        }
+        mpfr_clears(s1, s2, num, sq, (mpfr_ptr) nullptr);
+      }
+}
+
 // The exact mean's division for counts on both sides of 2^32 (divide() has a
 // 64-bit path below it and a 128-bit one above), against MPFR.
 TEST(ExactModel, MeanDividesCountsOnBothSidesOf2To32) {
