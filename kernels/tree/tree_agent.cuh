@@ -208,30 +208,27 @@ __global__ void __launch_bounds__(kMaxThreads)
   }
 }
 
-// rmsnorm, layernorm: each row's statistics as inner_rows gathers them, then
-// every thread writes its elements of the row (elementwise, no order).
-template <class R, class Elem>
+// rmsnorm, layernorm: every element of each row from the row's statistics,
+// which inner_rows of the statistics op left in `stats` (its unrounded
+// outputs, c per row), in the reducer's precision T (elementwise, no
+// order). One kernel per T and input format rather than one per reducer: the
+// statistics come from the inner_rows kernel that the sumsq and mean_var rows
+// use anyway (a fused kernel per reducer was 18% of the bf16 unit's PTX).
+template <class T, class Elem>
 __global__ void __launch_bounds__(kMaxThreads)
-    norm_rows(const Elem* x, const Elem* gamma, const Elem* beta, std::int64_t rows, std::int64_t cols, Op op,
-              FinishArgs args, const typename R::Params* params, double* values, double* unrounded) {
-  using T = typename R::value_t;
-  __shared__ RowNorm<T> norm;
-  const int vec = cols % Vector<Elem>::width == 0 ? Vector<Elem>::width : 1;
-  const TreeOrder o{cols, vec, blockDim.x};
+    normalize_rows(const Elem* x, const Elem* gamma, const Elem* beta, std::int64_t rows, std::int64_t cols, Op op,
+                   FinishArgs args, const double* stats, int c, double* values, double* unrounded) {
   for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const auto pr = params_at<R>(params, r);
+    Finished f{};
+    for (int k = 0; k < c; ++k) f.unrounded[k] = stats[r * c + k];
+    const RowNorm<T> norm = RowNorm<T>::from(op, f, cols, args.eps);
     const Elem* row = x + r * cols;
-    auto p = thread_chain<R, false>(o, threadIdx.x, row, static_cast<const Elem*>(nullptr), pr);
-    p = block_reduce<R>(p);
-    if (threadIdx.x == 0) norm = RowNorm<T>::from(op, finish<R>(p, args, pr), cols, args.eps);
-    __syncthreads();
     for (std::int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
       const double v =
           double(norm.apply(widen(row[j]), gamma ? widen(gamma[j]) : 1.0f, beta ? widen(beta[j]) : 0.0f));
       values[r * cols + j] = round_to_out(v, args.out, args.sat);
       if (unrounded) unrounded[r * cols + j] = v;
     }
-    __syncthreads();
   }
 }
 

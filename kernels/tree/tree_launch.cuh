@@ -36,7 +36,8 @@ inline LaunchConfig resolve(const KernelSpec& s, const DeviceProblem& p, LaunchC
 
 constexpr std::size_t align_up(std::size_t b) { return (b + 255) / 256 * 256; }
 
-// Workspace: [partials of the widest pass][the second pass's parameters].
+// Workspace: [partials of the widest pass][the second pass's parameters]
+// [rmsnorm and layernorm: the rows' statistics, statistics_bytes].
 template <class R>
 std::size_t workspace_for(const DeviceProblem& p, const LaunchConfig& c) {
   std::size_t partial = sizeof(typename R::Partial), params = 0;
@@ -131,14 +132,25 @@ void run(const Launch& L) {
   }
   if (is_elementwise_output(L.spec.op)) {
     if constexpr (gathers_norm_statistics<R>::value) {
-      norm_rows<R, Elem><<<grid_for(p.rows, 1), L.config.threads, 0, L.stream>>>(
+      // The statistics op's rows into the workspace, then the elements.
+      const int c = components(args.op);
+      double* stats = reinterpret_cast<double*>(static_cast<char*>(L.workspace.data) + workspace_for<R>(p, L.config));
+      enqueue<R, void, Elem>(L, args, params, Sink<void>{stats + p.rows * c, stats, c});
+      normalize_rows<typename R::value_t, Elem><<<grid_for(p.rows, 1), L.config.threads, 0, L.stream>>>(
           static_cast<const Elem*>(p.x), static_cast<const Elem*>(p.gamma), static_cast<const Elem*>(p.beta), p.rows,
-          p.cols, L.spec.op, args, params, L.out.values, L.out.unrounded);
+          p.cols, L.spec.op, args, stats, c, L.out.values, L.out.unrounded);
       return;
     }
     throw std::logic_error("tree: the reducer table gave a normalisation a reducer without its statistics");
   }
   enqueue<R, void, Elem>(L, args, params, out);
+}
+
+// rmsnorm and layernorm keep their rows' statistics (unrounded, then rounded)
+// after the reducer's workspace.
+inline std::size_t statistics_bytes(const KernelSpec& s, const DeviceProblem& p) {
+  if (!is_elementwise_output(s.op)) return 0;
+  return align_up(2 * sizeof(double) * std::size_t(p.rows) * std::size_t(components(statistics_op(s.op))));
 }
 
 template <class Fmt>
@@ -147,7 +159,7 @@ std::size_t workspace_bytes_in(const KernelSpec& s, const DeviceProblem& p, cons
   const LaunchConfig rc = resolve(s, p, c);
   std::size_t b = 0;
   with_reducer<Fmt>(s.op, s.acc, [&](auto tag) { b = workspace_for<typename decltype(tag)::type>(p, rc); });
-  return b;
+  return b + statistics_bytes(s, p);
 }
 
 template <class Fmt, class Elem>
