@@ -469,7 +469,7 @@ struct LogSumExpReducer {
       for (int j = 0; j < W; ++j) add(st, x[j], 0.0f, pr);
       return;
     }
-    T s = rn::mul(st.s, elementary::exp_nonpositive(rn::sub(st.m, m)));  // e^0 = 1; e^-inf = 0
+    T s = rn::mul(st.s, elementary::exp_nonpositive(rn::sub(st.m, m)));  // e^0 = 1; s is 0 while m is -inf
     ULPSCOPE_UNROLL
     for (int j = 0; j < W; ++j) s = rn::add(s, elementary::exp_nonpositive(rn::sub(T(x[j]), m)));
     st = {m, s};
