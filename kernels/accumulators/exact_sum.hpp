@@ -351,7 +351,6 @@ struct ExactSumOf {
     return l.special ? l.value : round_bits(l.w, l.e, l.sticky, l.neg, f);
   }
 
-
   // RN_F(+-(w / 2^63) * 2^e), w's leading one at bit 63, sticky: nonzero bits
   // below w; infinities beyond f's largest finite value.
   ULPSCOPE_HD static double round_bits(std::uint64_t w, int e, bool sticky, bool neg, OutFormat f) {
