@@ -843,6 +843,43 @@ TEST(Model, LogSumExpIsCloseToTheExactValue) {
   }
 }
 
+// logsumexp's groups (a vector's elements after one rescaling) next to the
+// element-by-element path they fall back to: -inf terms among finite ones add
+// nothing, and an infinity or NaN anywhere (first group, last element) wins,
+// whatever the groups before or after it hold.
+TEST(Model, LogSumExpGroupsHandleInfinitiesAnywhere) {
+  const double inf = INFINITY;
+  const std::int64_t n = 1000;
+  std::uint64_t s = 99;
+  const TypedArray x = make_array(Dtype::fp32, n, [&](auto i) { return i % 3 == 1 ? -inf : test::uniform01(s) * 20 - 10; });
+  mpfr_t acc, t;
+  mpfr_inits2(256, acc, t, (mpfr_ptr) nullptr);
+  mpfr_set_zero(acc, 1);
+  for (std::int64_t i = 0; i < n; ++i)
+    if (std::isfinite(x.at(i))) {
+      mpfr_set_d(t, x.at(i), MPFR_RNDN);
+      mpfr_exp(t, t, MPFR_RNDN);
+      mpfr_add(acc, acc, t, MPFR_RNDN);
+    }
+  mpfr_log(acc, acc, MPFR_RNDN);
+  const double want = mpfr_get_d(acc, MPFR_RNDN);
+  mpfr_clears(acc, t, (mpfr_ptr) nullptr);
+  auto with = [&](std::int64_t at, double v) {
+    return make_array(Dtype::fp32, n, [&](auto i) { return std::int64_t(i) == at ? v : x.at(i); });
+  };
+  for (Accumulator a : {Accumulator::fp32, Accumulator::fp64}) {
+    const KernelSpec k = spec_of(Op::logsumexp, Dtype::fp32, a, Shape::tree, Dtype::fp64);
+    for (const auto& c : launch_configs(k, n)) {
+      SCOPED_TRACE(std::string(to_string(a)) + " " + std::to_string(c.blocks) + "x" + std::to_string(c.threads));
+      EXPECT_NEAR(run1(k, whole(Op::logsumexp, x), c), want, std::fabs(want) * 1e-6);
+      for (std::int64_t at : {std::int64_t(0), std::int64_t(2), n / 2, n - 1}) {
+        EXPECT_EQ(run1(k, whole(Op::logsumexp, with(at, inf)), c), inf) << at;
+        EXPECT_TRUE(std::isnan(run1(k, whole(Op::logsumexp, with(at, std::nan(""))), c))) << at;
+      }
+    }
+  }
+}
+
 TEST(Model, LaunchConfigsDifferAndDepthGrowsWithTheChain) {
   const KernelSpec k = spec_of(Op::sum, Dtype::fp32, Accumulator::fp32, Shape::tree, Dtype::fp32);
   const auto c = launch_configs(k, 1 << 20);
