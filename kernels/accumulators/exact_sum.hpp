@@ -314,6 +314,8 @@ struct ExactSumOf {
     int e;
     bool sticky, neg, special;
     double value;
+    // RN_F of the value (round_bits), or the special value itself.
+    ULPSCOPE_HD double in(OutFormat f) const { return special ? value : round_bits(w, e, sticky, neg, f); }
   };
   ULPSCOPE_HD static Leading leading(const Partial& p, Partial& a) {
     const double inf = detail::double_from_bits(0x7FF0000000000000ull);
@@ -338,8 +340,7 @@ struct ExactSumOf {
   // format's overflow rule).
   ULPSCOPE_HD static double round(const Partial& p, OutFormat f) {
     Partial a;
-    const Leading l = leading(p, a);
-    return l.special ? l.value : round_bits(l.w, l.e, l.sticky, l.neg, f);
+    return leading(p, a).in(f);
   }
 
   // round(p, f), and round(p, fp64) (the unrounded total) in `total`, from one
@@ -347,8 +348,8 @@ struct ExactSumOf {
   ULPSCOPE_HD static double round_with_total(const Partial& p, OutFormat f, double& total) {
     Partial a;
     const Leading l = leading(p, a);
-    total = l.special ? l.value : round_bits(l.w, l.e, l.sticky, l.neg, out_format(Dtype::fp64));
-    return l.special ? l.value : round_bits(l.w, l.e, l.sticky, l.neg, f);
+    total = l.in(out_format(Dtype::fp64));
+    return l.in(f);
   }
 
   // RN_F(+-(w / 2^63) * 2^e), w's leading one at bit 63, sticky: nonzero bits
@@ -490,19 +491,18 @@ struct ExactSumOf {
   ULPSCOPE_HD static double round_quotient(const Partial& p, std::int64_t n, OutFormat f, double& total) {
     Partial a;
     const Leading l = leading(p, a);
-    total = l.special ? l.value : round_bits(l.w, l.e, l.sticky, l.neg, out_format(Dtype::fp64));
+    total = l.in(out_format(Dtype::fp64));
     if (l.special) return l.value;  // NaN and infinities divided by n; 0 / n
-    const bool neg = l.neg;
     using Wide = ExactSumOf<Low - 128, Digits + 4, 0>;
     typename Wide::Partial q = Wide::identity();
     ULPSCOPE_UNROLL
     for (int k = 0; k < Digits; ++k) q.limb[k + 4] = a.limb[k];
     if (Wide::divide(q, std::uint64_t(n))) q.limb[0] |= 1;
-    std::uint64_t w;
-    int e;
-    bool sticky;
-    if (!Wide::leading_bits(q, w, e, sticky)) return (p.flags & kNotMinusZero) ? 0.0 : -0.0;  // 0 / n
-    return round_bits(w, e, sticky, neg, f);
+    std::uint64_t w = 0;
+    int e = 0;
+    bool sticky = false;
+    Wide::leading_bits(q, w, e, sticky);  // q is not 0: |value| >= 2^Low, scaled by 2^128, over n < 2^63
+    return round_bits(w, e, sticky, l.neg, f);
   }
 
   // RN_F(sqrt(value / n + eps)), n >= 1 (the exact rms): value * 2^256 plus
