@@ -210,14 +210,16 @@ struct gathers_norm_statistics<SumReducer<Acc, TermKind::square>> : std::true_ty
 // Vectors of W elements that a tree thread loads before adding them: U
 // consecutive vectors of its chain, v, v + G, ... (tree_order.hpp, step 1),
 // added as one group of U*W terms where the reducer takes such a group, else
-// one vector after the other (the same order either way). Pairwise takes up to
-// 8 vectors and 64 terms per group (32 for dot's two inputs), so that its carry
-// chain runs once per 32 or 64 terms. Measured on the H100 (fraction of cub
-// Sum fp32, docs/perf-h100.md): with the chain in registers (pairwise_sum.hpp)
-// sum fp32 0.83 -> 0.99, fp16 0.79 -> 0.96, fp8 0.65 -> 0.88, dot fp32 0.87 ->
-// 1.00; 16 vectors per group ran fp32 sum at 0.91. The other reducers load two
-// vectors at a time: four made them slower (max fp16 0.94 -> 0.77, dot fp16
-// kahan 0.96 -> 0.87), and exact groups of four vectors too.
+// one vector after the other (pairwise and exact: the same result either way;
+// logsumexp: not, and the model groups as the kernel does). Pairwise takes up
+// to 8 vectors and 64 terms per group (32 for dot's two inputs), so that its
+// carry chain runs once per 32 or 64 terms. Measured on the H100 (fraction of
+// cub Sum fp32, docs/perf-h100.md): with the chain in registers
+// (pairwise_sum.hpp) sum fp32 0.83 -> 0.99, fp16 0.79 -> 0.96, fp8 0.65 ->
+// 0.88, dot fp32 0.87 -> 1.00; 16 vectors per group ran fp32 sum at 0.91.
+// logsumexp takes up to 16 terms (four fp32 vectors). The other reducers load
+// two vectors at a time: four made them slower (max fp16 0.94 -> 0.77, dot
+// fp16 kahan 0.96 -> 0.87), and exact groups of four vectors too.
 template <class R, int W>
 ULPSCOPE_HD constexpr int group_loads() {
   constexpr int terms = takes_y<R>::value ? 32 : 64;

@@ -166,9 +166,10 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks<R>)
 // here for that grid to complete and its writes to be visible. Each thread
 // loads K partials before merging them, in the same order (i = t, t + T, ...),
 // so that the loads wait on L2 together: K = 8 where partials are small (16
-// bytes at most); wide ones (exact digits, pairwise levels) one at a time, as
-// loading them two at a time cost the bf16 unit 14-48 s of nvcc (two
-// measurements).
+// bytes at most), 4 up to 64 bytes (exact fp16 and fp8 digits: nvcc -ptx time
+// unchanged); wider ones (exact fp32 and bf16 digits, pairwise levels) one at
+// a time, as loading them two at a time cost the bf16 unit 14-48 s of nvcc
+// (two measurements).
 template <class R, class Next>
 __global__ void __launch_bounds__(kMaxThreads)
     second_pass(const typename R::Partial* partials, int count, FinishArgs args, const typename R::Params* params,
