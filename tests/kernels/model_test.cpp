@@ -514,9 +514,9 @@ TEST(ExactModel, MeanDividesCountsOnBothSidesOf2To32) {
   }
 }
 
-// merge adds limbs without carrying until one reaches 2^61 (exact_sum.hpp):
-// partials with limbs just below that bound, merged again and again (eight
-// such merges overflow a 64-bit limb if nothing carries), keep the value.
+// merge must keep limbs bounded (it carries after every merge): partials with
+// uncarried limbs just below 2^61, merged again and again (eight such merges
+// overflow a 64-bit limb if nothing carries), keep the value.
 TEST(ExactModel, MergeCarriesBeforeLimbsOverflow) {
   using X = ExactSum<Fp16Format, false>;
   X::Partial big = X::identity();
