@@ -8,6 +8,7 @@
 //
 //   gpu_throughput [--n 268435456] [--ops sum,dot] [--json out.json] [--csv out.csv]
 //   gpu_throughput --ops rmsnorm,sumsq --cols 4096 --axis inner   # rows of 4096
+//   gpu_throughput --shapes tree --blocks 528 --threads 256   # one launch configuration for every tree kernel
 //
 // Host code only: everything on the device goes through GpuBackend.
 #include <CLI/CLI.hpp>
@@ -116,6 +117,7 @@ int run(int argc, char** argv) {
   std::int64_t n = std::int64_t(1) << 28;
   int warmup = 5, reps = 20;
   std::int64_t cols = 0;
+  int blocks = 0, threads = 256;
   std::string ops_arg = "sum", shapes_arg = "tree,atomic,cub,cub_deterministic", axis_arg = "inner", json_path,
               csv_path;
   app.add_option("--n", n, "elements per array (default 2^28)")->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
@@ -127,6 +129,15 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
   app.add_option("--axis", axis_arg, "with --cols: inner (each row) or outer (each column)")
       ->check(CLI::IsMember({"inner", "outer"}));
+  auto* blocks_opt = app.add_option("--blocks", blocks,
+                 "tree and atomic kernels: blocks of the first pass (default: the first launch configuration of "
+                 "kernels/model.cpp for each kernel)")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--threads", threads, "with --blocks: threads per block")
+      ->check(CLI::Range(32, 512) & CLI::Validator([](std::string& v) {
+                return std::stoi(v) % 32 == 0 ? std::string() : std::string("a multiple of 32");
+              }, "a multiple of 32"))
+      ->needs(blocks_opt);
   app.add_option("--json", json_path, "also write the table as JSON to this file");
   app.add_option("--csv", csv_path, "also write the table as CSV to this file");
   try {
@@ -216,7 +227,7 @@ int run(int argc, char** argv) {
         if (r.status == "ok") {
           const KernelSpec spec{op, in, default_out_dtype(in), r.acc, r.shape};
           try {
-            r.timing = gpu->time(spec, LaunchConfig{}, warmup, reps);
+            r.timing = gpu->time(spec, LaunchConfig{blocks, threads}, warmup, reps);
           } catch (const GpuError& e) {
             const std::string what = e.what();
             r.status = (what.rfind("out of memory", 0) == 0 ? "skipped: " : "failed: ") + what;
@@ -249,6 +260,7 @@ int run(int argc, char** argv) {
             << " SMs, L2 " << dev.l2_bytes / (1 << 20) << " MiB), CCCL " << dev.cccl_version << "\n"
             << "- median of " << reps << " timed launches after " << warmup
             << " warm-up ones, CUDA events, inputs rotated above L2; inputs uniform in [-1, 1)\n";
+  if (blocks) std::cout << "- tree and atomic kernels launched with " << blocks << " blocks of " << threads << " threads\n";
   yard_line("cub::DeviceReduce::Sum fp32 (before)", sum_before, sum_status, "read");
   yard_line("cub::DeviceReduce::Sum fp32 (after)", sum_after, sum_status_after, "read");
   yard_line("device-to-device copy (before)", copy_before, copy_status, "read + written");
@@ -277,6 +289,7 @@ int run(int argc, char** argv) {
     j["cols"] = cols;
     j["warmup"] = warmup;
     j["reps"] = reps;
+    if (blocks) j["launch"] = {{"blocks", blocks}, {"threads", threads}};  // absent: each kernel's default
     j["yardsticks"] = {{"cub_sum_fp32_before", timing_json(sum_before)},
                        {"cub_sum_fp32_after", timing_json(sum_after)},
                        {"copy_before", timing_json(copy_before)},
