@@ -28,6 +28,26 @@ int blocks_for(std::int64_t vectors, int threads, int per_thread, int cap) {
   return int(std::clamp<std::int64_t>(b, 1, cap));
 }
 
+// Blocks of 256 threads per SM in the default launch, by how many the
+// kernel's registers let an SM hold (tree_agent.cuh). Measured on the H100
+// with `gpu_throughput --shapes tree --blocks B` at 2^28 elements, one
+// process, fraction of cub Sum fp32 for B = 528 / 792 / 2112 (4 / 6 / 16 per
+// SM), 2026-11-23:
+// - exact and pairwise (55-128 registers, at most 4 blocks resident): 4, one
+//   wave (exact sum fp16 0.950 / 0.899 / 0.931, pairwise sum e4m3 0.928 /
+//   0.883 / 0.894, exact sumsq fp32 0.491 / 0.402 / 0.460);
+// - logsumexp and naive into fp8 (rounded per addition): 8 (logsumexp fp16
+//   0.849 / 0.895 / 0.909, naive sum e4m3 0.810 / 0.873 / 0.896);
+// - the rest (32 registers, 8 would fit): 6 (fp64 sum e4m3 0.899 / 0.928 /
+//   0.891, fp32 sum fp32 0.995 / 1.000 / 0.991, welford fp32 0.944 / 0.976 /
+//   0.947).
+int default_blocks_per_sm(const KernelSpec& spec) {
+  if (spec.acc == Accumulator::exact || spec.acc == Accumulator::pairwise) return 4;
+  const bool fp8 = spec.in == Dtype::fp8_e4m3 || spec.in == Dtype::fp8_e5m2;
+  if (spec.op == Op::logsumexp || (spec.acc == Accumulator::naive && fp8)) return 8;
+  return 6;
+}
+
 }  // namespace
 
 int vector_width(Dtype d) { return kVectorBytes / (format_info(d).bits / 8); }
@@ -63,11 +83,11 @@ std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t le
   if (spec.shape == Shape::serial) return {LaunchConfig{1, 1}};
   if (is_gallery(spec.shape)) return gallery::launch_configs(spec, length);
   const std::int64_t vectors = std::max<std::int64_t>(length / vector_width(spec.in), 1);
-  // The default: 256 threads, one vector per thread up to 8 blocks per SM on
-  // 132 SMs, beyond that each thread loops. Then other block sizes and
-  // counts, so that every level of the order changes. The CUDA kernels take
-  // at most 512 threads per block (kernels/tree/tree_agent.cuh).
-  return {LaunchConfig{blocks_for(vectors, 256, 1, 1056), 256},
+  // The default: 256 threads, one vector per thread up to 4-8 blocks per SM
+  // on 132 SMs (default_blocks_per_sm), beyond that each thread loops. Then
+  // other block sizes and counts, so that every level of the order changes.
+  // The CUDA kernels take at most 512 threads per block (tree_agent.cuh).
+  return {LaunchConfig{blocks_for(vectors, 256, 1, 132 * default_blocks_per_sm(spec)), 256},
           LaunchConfig{blocks_for(vectors, 128, 4, 397), 128},
           LaunchConfig{blocks_for(vectors, 512, 2, 132), 512},
           LaunchConfig{blocks_for(vectors, 64, 8, 2000), 64}};
