@@ -28,23 +28,32 @@ int blocks_for(std::int64_t vectors, int threads, int per_thread, int cap) {
   return int(std::clamp<std::int64_t>(b, 1, cap));
 }
 
-// Blocks of 256 threads per SM in the default launch, by how many the
-// kernel's registers let an SM hold (tree_agent.cuh). Measured on the H100
-// with `gpu_throughput --shapes tree --blocks B` at 2^28 elements, one
-// process, fraction of cub Sum fp32 for B = 528 / 792 / 2112 (4 / 6 / 16 per
-// SM), 2026-11-23:
-// - exact and pairwise (55-128 registers, at most 4 blocks resident): 4, one
-//   wave (exact sum fp16 0.950 / 0.899 / 0.931, pairwise sum e4m3 0.928 /
-//   0.883 / 0.894, exact sumsq fp32 0.491 / 0.402 / 0.460);
-// - logsumexp and naive into fp8 (rounded per addition): 8 (logsumexp fp16
-//   0.849 / 0.895 / 0.909, naive sum e4m3 0.810 / 0.873 / 0.896);
-// - the rest (32 registers, 8 would fit): 6 (fp64 sum e4m3 0.899 / 0.928 /
-//   0.891, fp32 sum fp32 0.995 / 1.000 / 0.991, welford fp32 0.944 / 0.976 /
-//   0.947).
+// Blocks of 256 threads per SM in the default launch: one wave where the
+// kernel's registers hold only a few blocks per SM (tree_agent.cuh), else 6;
+// then the kernels measured to run faster otherwise. Measured on the H100 with
+// `gpu_throughput --shapes tree --blocks B` at 2^28 elements, one process,
+// fraction of cub Sum fp32 at 4 / 6 / 16 blocks per SM (2026-11-23, at
+// d7818de):
+// - exact and pairwise (55-64 registers, 4 resident): 4 (exact sum fp16
+//   0.950 / 0.899 / 0.931, pairwise sum e4m3 0.928 / 0.883 / 0.894, exact
+//   sumsq fp32 0.491 / 0.402 / 0.460);
+// - the rest (32 registers): 6 (fp64 sum e4m3 0.899 / 0.928 / 0.891, fp32 sum
+//   fp32 0.995 / 1.000 / 0.991, welford fp32 0.944 / 0.976 / 0.947);
+// - exceptions, with 8 per SM measured in other runs of the same kernels:
+//   logsumexp (fp16 0.849 / 0.895 / 0.909, 8: 0.914), naive into fp8 (e4m3
+//   0.810 / 0.873 / 0.896, 8: 0.899) and kahan mean_var bf16 (0.808 / 0.891 /
+//   0.926; 8: 0.926) take 8; exact dot fp8 (e4m3 0.613 / 0.779 / 0.703) and
+//   pairwise mean_var fp32 (77 registers, 3 resident: 0.921 / 0.987 / 0.970)
+//   take 6.
 int default_blocks_per_sm(const KernelSpec& spec) {
-  if (spec.acc == Accumulator::exact || spec.acc == Accumulator::pairwise) return 4;
   const bool fp8 = spec.in == Dtype::fp8_e4m3 || spec.in == Dtype::fp8_e5m2;
-  if (spec.op == Op::logsumexp || (spec.acc == Accumulator::naive && fp8)) return 8;
+  if (spec.op == Op::logsumexp || (spec.acc == Accumulator::naive && fp8) ||
+      (spec.acc == Accumulator::kahan && spec.op == Op::mean_var && spec.in == Dtype::bf16))
+    return 8;
+  if ((spec.acc == Accumulator::exact && spec.op == Op::dot && fp8) ||
+      (spec.acc == Accumulator::pairwise && spec.op == Op::mean_var && spec.in == Dtype::fp32))
+    return 6;
+  if (spec.acc == Accumulator::exact || spec.acc == Accumulator::pairwise) return 4;
   return 6;
 }
 
