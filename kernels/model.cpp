@@ -34,7 +34,7 @@ int blocks_for(std::int64_t vectors, int threads, int per_thread, int cap) {
 // `gpu_throughput --shapes tree --blocks B` at 2^28 elements, one process,
 // fraction of cub Sum fp32 at 4 / 6 / 16 blocks per SM (2026-11-23, at
 // d7818de):
-// - exact and pairwise (55-64 registers, 4 resident): 4 (exact sum fp16
+// - exact and pairwise (55-128 registers, at most 4 resident): 4 (exact sum fp16
 //   0.950 / 0.899 / 0.931, pairwise sum e4m3 0.928 / 0.883 / 0.894, exact
 //   sumsq fp32 0.491 / 0.402 / 0.460);
 // - the rest (32 registers): 6 (fp64 sum e4m3 0.899 / 0.928 / 0.891, fp32 sum

@@ -22,9 +22,10 @@ inline constexpr int kMaxThreads = 512;
 // grid is 4 to 8 blocks of 256 threads per SM (default_blocks_per_sm,
 // kernels/model.cpp), one wave where the registers allow; with 8, a kernel
 // that needs 33 to 40 registers fits 7 or 6 of them and runs in 1.14 or 1.33
-// waves. Narrow states are held to 32 registers (4 blocks of 512); wide ones (pairwise levels, exact limbs, the naive accumulator's
-// rounding to a narrow format) are left to the compiler (0: no minimum, as
-// before; pairwise with 1 took 80 registers, 3 blocks per SM).
+// waves. Narrow states are held to 32 registers (4 blocks of 512); wide ones
+// (pairwise levels, exact limbs, the naive accumulator's rounding to a narrow
+// format) are left to the compiler (0: no minimum, as before; pairwise with 1
+// took 80 registers, 3 blocks per SM).
 template <class Acc>
 inline constexpr bool rounds_to_narrow = false;
 template <class F>
