@@ -876,6 +876,35 @@ TEST(Model, LogSumExpGroupsHandleInfinitiesAnywhere) {
   }
 }
 
+// Every whole-array tree kernel gets at least three distinct launch
+// configurations the CUDA kernels accept, at every size; at 2^28 elements the
+// default is 4, 6 or 8 blocks per SM of an H100's 132 (default_blocks_per_sm).
+TEST(Model, EveryTreeKernelHasDistinctValidLaunchConfigs) {
+  int checked = 0;
+  for (Dtype in : kInputDtypes)
+    for (const auto& [op, op_name] : kOpNames)
+      for (const auto& [acc, acc_name] : kAccumulatorNames) {
+        const KernelSpec k = spec_of(op, in, acc, Shape::tree, default_out_dtype(in));
+        if (unsupported(k, Axis::all)) continue;
+        for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(4097), std::int64_t(1) << 28}) {
+          const auto c = launch_configs(k, n);
+          ASSERT_GE(c.size(), 3u) << op_name << " " << acc_name;
+          for (std::size_t i = 0; i < c.size(); ++i) {
+            EXPECT_GE(c[i].blocks, 1);
+            EXPECT_TRUE(c[i].threads >= 32 && c[i].threads <= 512 && c[i].threads % 32 == 0) << c[i].threads;
+            for (std::size_t j = 0; j < i; ++j) EXPECT_FALSE(c[i] == c[j]) << op_name << " " << acc_name << " " << n;
+          }
+          if (n == std::int64_t(1) << 28) {
+            const int per_sm = c[0].blocks / 132;
+            EXPECT_EQ(c[0].blocks % 132, 0) << op_name << " " << acc_name;
+            EXPECT_TRUE(per_sm == 4 || per_sm == 6 || per_sm == 8) << op_name << " " << acc_name << " " << per_sm;
+          }
+        }
+        ++checked;
+      }
+  EXPECT_GT(checked, 200);
+}
+
 TEST(Model, LaunchConfigsDifferAndDepthGrowsWithTheChain) {
   const KernelSpec k = spec_of(Op::sum, Dtype::fp32, Accumulator::fp32, Shape::tree, Dtype::fp32);
   const auto c = launch_configs(k, 1 << 20);
