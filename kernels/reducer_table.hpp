@@ -21,7 +21,9 @@ bool with_sum_reducer(Accumulator acc, F&& f) {
     case Accumulator::fp64: f(std::type_identity<SumReducer<Fp64Sum, K>>{}); return true;
     case Accumulator::kahan: f(std::type_identity<SumReducer<KahanSum, K>>{}); return true;
     case Accumulator::pairwise: f(std::type_identity<SumReducer<PairwiseSum, K>>{}); return true;
-    case Accumulator::exact: f(std::type_identity<SumReducer<ExactSum<Fmt, squared>, K>>{}); return true;
+    case Accumulator::exact:
+      f(std::type_identity<SumReducer<ExactSum<Fmt, squared, K == TermKind::square>, K>>{});
+      return true;
     default: return false;
   }
 }

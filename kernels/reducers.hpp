@@ -80,8 +80,8 @@ template <class Acc>
 struct is_exact_sum {
   static constexpr bool value = false;
 };
-template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP>
-struct is_exact_sum<ExactSumOf<L, D, F, T, M, TL, FP>> {
+template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, bool S>
+struct is_exact_sum<ExactSumOf<L, D, F, T, M, TL, FP, S>> {
   static constexpr bool value = true;
 };
 
@@ -92,9 +92,9 @@ template <class Acc, int W>
 struct acc_groups {
   static constexpr bool value = false;
 };
-template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, int W>
-struct acc_groups<ExactSumOf<L, D, F, T, M, TL, FP>, W> {
-  static constexpr bool value = ExactSumOf<L, D, F, T, M, TL, FP>::template groups<W>;
+template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, bool S, int W>
+struct acc_groups<ExactSumOf<L, D, F, T, M, TL, FP, S>, W> {
+  static constexpr bool value = ExactSumOf<L, D, F, T, M, TL, FP, S>::template groups<W>;
 };
 template <int Levels, int W>
 struct acc_groups<PairwiseSumOf<Levels>, W> {
@@ -327,8 +327,15 @@ struct ExactMomentsReducer {
   template <int W>
   ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
     A1::template add_group<W>(st.s1, x);
-    ULPSCOPE_UNROLL
-    for (int j = 0; j < W; ++j) A2::add(st.s2, A2::product(x[j], x[j]));
+    if constexpr (A2::template groups<W>) {
+      typename A2::term_t t[W];
+      ULPSCOPE_UNROLL
+      for (int j = 0; j < W; ++j) t[j] = A2::product(x[j], x[j]);
+      A2::template add_group<W>(st.s2, t);
+    } else {
+      ULPSCOPE_UNROLL
+      for (int j = 0; j < W; ++j) A2::add(st.s2, A2::product(x[j], x[j]));
+    }
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return {A1::partial(st.s1), A2::partial(st.s2)}; }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {

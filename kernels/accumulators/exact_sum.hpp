@@ -24,6 +24,15 @@
 //   the integer instead. Products (ManBits < 0) keep the rounding errors of
 //   their double run in a second, checked double (add). Either way the result
 //   is the exact sum.
+// - products of fp16 and fp8_e5m2 (Split): too wide for one exact double run
+//   (80 and 64 bits from the least quantum to the top) but not for two. Each
+//   term t is split on the grid 2^S, S half way between the quantum and the
+//   top: hi = (t + C) - C, C = 1.5 * 2^(52 + S), is t rounded to a multiple
+//   of 2^S (the sum t + C keeps bits down to 2^S while |t| < 2^(51 + S);
+//   Sterbenz makes the subtraction exact), and lo = t - hi is exact with
+//   |lo| <= 2^(S - 1). hi goes to run and lo to a second run (err), each an
+//   exact double run for FastEvery terms as above: four additions a term
+//   instead of TwoSum's six and the checked add of its error.
 #include <cstdint>
 
 #include "formats/binary_format.hpp"
@@ -37,11 +46,12 @@ namespace ulpscope {
 // Low: exponent of the least significant digit; Digits: how many 32-bit
 // digits; FastEvery: terms per exact double run before spilling (0: checked
 // additions); Top: every term is below 2^Top; ManBits: the input format's
-// stored mantissa bits (-1 for products: no groups); TwoLevel: products keep
-// the double run's rounding errors in a second double (add); FloatProducts:
-// the product of two input values is exact in float.
+// stored mantissa bits (-1 for products); TwoLevel: products keep the double
+// run's rounding errors in a second double (add); FloatProducts: the product
+// of two input values is exact in float; Split: terms are split in two
+// exact runs (the note at the top).
 template <int Low, int Digits, std::uint32_t FastEvery, int Top = 0, int ManBits = -1, bool TwoLevel = false,
-          bool FloatProducts = false>
+          bool FloatProducts = false, bool Split = false>
 struct ExactSumOf {
   using term_t = double;
   using value_t = double;
@@ -50,6 +60,10 @@ struct ExactSumOf {
   static constexpr std::uint32_t fast_every = FastEvery;
   enum : std::uint32_t { kNan = 1, kPosInf = 2, kNegInf = 4, kNotMinusZero = 8 };
   static constexpr std::uint32_t kCarryEvery = 1u << 30;
+  static_assert(!Split || (FastEvery > 0 && !TwoLevel), "a split term goes to two exact runs");
+  // The grid that splits a term (Split): half way between quantum and top.
+  static constexpr int split_at = (Top + Low) >> 1;
+  static_assert(!Split || Top <= 51 + split_at, "t + C keeps t's bits down to 2^split_at");
 
   struct Partial {
     std::int64_t limb[Digits];
@@ -134,13 +148,39 @@ struct ExactSumOf {
   }
 
   ULPSCOPE_HD static void spill_run(State& st) {
-    spill(st, st.run);
+    if constexpr (Split) {
+      // An infinite or NaN term leaves run infinite or NaN and err NaN (lo =
+      // inf - inf): run alone says which. A zero run is left out, so that the
+      // sum of -0 terms stays -0 (their hi is +0, their lo -0: err keeps the
+      // sign, as run does unsplit).
+      if (!(rn::sub(st.run, st.run) == 0.0)) {
+        spill(st, st.run);
+      } else {
+        if (st.run != 0.0) spill(st, st.run);
+        spill(st, st.err);
+      }
+      st.err = -0.0;
+    } else {
+      spill(st, st.run);
+    }
     st.run = -0.0;
     st.run_terms = 0;
   }
 
+  // Split: t = hi + lo, hi to run and lo to err (the note at the top).
+  ULPSCOPE_HD static void add_split(State& st, double t) {
+    const double c = 1.5 * detail::exact_pow2(52 + split_at);
+    const double hi = rn::sub(rn::add(t, c), c);
+    st.run = rn::add(st.run, hi);
+    st.err = rn::add(st.err, rn::sub(t, hi));
+  }
+
   ULPSCOPE_HD static void add(State& st, term_t t) {
-    if constexpr (FastEvery > 0) {
+    if constexpr (Split) {
+      if (st.run_terms >= FastEvery) spill_run(st);
+      add_split(st, t);
+      ++st.run_terms;
+    } else if constexpr (FastEvery > 0) {
       if (st.run_terms >= FastEvery) spill_run(st);
       st.run = rn::add(st.run, t);  // exact: see the note at the top
       ++st.run_terms;
@@ -174,13 +214,15 @@ struct ExactSumOf {
   // One 16-byte vector of input values at most: groups of the 2-4 vectors in
   // flight measured slower on the H100 (bf16 0.75 against 0.84 of cub Sum
   // fp32; e4m3 0.82 against 0.85), the arrays crowding out registers.
+  // Products (ManBits < 0) in groups where their runs are exact (fp16,
+  // fp8); their float groups would not be.
   template <int W>
-  static constexpr bool groups = W <= 16 && ManBits >= 0 && (FastEvery >= W || checked_float_groups<W>);
+  static constexpr bool groups = W <= 16 && (FastEvery >= W || checked_float_groups<W>);
   // fp8_e4m3: any W values (multiples of 2^Low below 2^Top) add exactly in
   // float, as 24 bits span Top - Low + log2(W), and the group costs one
   // conversion to double.
   template <int W>
-  static constexpr bool float_groups = FastEvery >= W && Top - Low + ceil_log2(W) <= 24;
+  static constexpr bool float_groups = FastEvery >= W && ManBits >= 0 && Top - Low + ceil_log2(W) <= 24;
 
   // W input values at once (only where groups<W>): the same exact sum as W
   // calls of add(). fp16 and fp8: the exact double run, its length checked
@@ -189,8 +231,8 @@ struct ExactSumOf {
   // by construction (the bins' classification cost more than the conversions):
   // fp16 0.87 -> 0.93, fp8_e5m2 0.61 -> 0.80; e4m3 with one bin, which is the
   // float group, 0.86, and without it 0.81.
-  template <int W>
-  ULPSCOPE_HD static void add_group(State& st, const float* x) {
+  template <int W, class T>
+  ULPSCOPE_HD static void add_group(State& st, const T* x) {
     if constexpr (checked_float_groups<W>) {
       float s = x[0];
       bool exact = true;
@@ -208,7 +250,10 @@ struct ExactSumOf {
       }
     } else {
       if (st.run_terms > FastEvery - W) spill_run(st);
-      if constexpr (float_groups<W>) {
+      if constexpr (Split) {
+        ULPSCOPE_UNROLL
+        for (int j = 0; j < W; ++j) add_split(st, double(x[j]));
+      } else if constexpr (float_groups<W>) {
         float g = x[0];
         ULPSCOPE_UNROLL
         for (int j = 1; j < W; ++j) g = rn::add(g, x[j]);  // exact: float_groups
@@ -224,7 +269,7 @@ struct ExactSumOf {
   ULPSCOPE_HD static Partial partial(const State& st) {
     State s = st;
     if constexpr (FastEvery > 0) {
-      if (s.run_terms > 0) deposit(s.acc, s.run);
+      if (s.run_terms > 0) spill_run(s);
     } else {
       deposit(s.acc, s.run);  // -0 (nothing added) is a no-op
       deposit(s.acc, s.err);
@@ -542,14 +587,26 @@ struct ExactSumOf {
 // The layout for terms of format F (Squared: products of two values of F):
 // digits from the least quantum up to the largest term times 2^64 (room for
 // any count of terms), plus two digits for a term's spill and the sign.
-template <class F, bool Squared>
+// SplitProducts: products may take two split runs (dot does not: its two
+// inputs halve the terms per byte, and the split took the dot fp16 first
+// pass from 63 to 71 registers, 3 blocks per SM; e5m2 from 78 to 64 with
+// 92 bytes of spills when held to 4).
+template <class F, bool Squared, bool SplitProducts = Squared>
 struct ExactLayout {
   static constexpr int quantum = (Squared ? 2 : 1) * (F::emin - F::man_bits);
   static constexpr int top = (Squared ? 2 : 1) * (F::emax + 1);
   static constexpr int digits = (top + 64 - quantum) / 32 + 3;
   static constexpr int fast_log2 = 53 + quantum - top;
-  static constexpr std::uint32_t fast_every =
-      fast_log2 <= 0 ? 0u : (fast_log2 >= 30 ? (1u << 30) : (1u << fast_log2));
+  // Split products (the note at the top): hi, a multiple of 2^S up to 2^top,
+  // and lo, a multiple of the quantum up to 2^(S - 1), each an exact run of
+  // 2^split_log2 terms; where at least 2^10 (fp16: S = -8, 2^13 terms; e5m2:
+  // S = 0, 2^21) and one run cannot hold the products.
+  static constexpr int split_at = (top + quantum) >> 1;
+  static constexpr int split_log2 =
+      53 - top + split_at < 54 - split_at + quantum ? 53 - top + split_at : 54 - split_at + quantum;
+  static constexpr bool split = Squared && SplitProducts && fast_log2 <= 0 && split_log2 >= 10 && top <= 51 + split_at;
+  static constexpr int run_log2 = split ? split_log2 : fast_log2;
+  static constexpr std::uint32_t fast_every = run_log2 <= 0 ? 0u : (run_log2 >= 30 ? (1u << 30) : (1u << run_log2));
   // TwoSum for products of 8 or more significant bits: measured on the H100
   // (2^28, uniform inputs) dot fp32 0.14 -> 0.85 of cub Sum fp32, sumsq fp32
   // 0.07 -> 0.43, fp16 0.09 -> 0.57, bf16 0.04 -> 0.34 (dot fp16 and bf16 lose
@@ -557,11 +614,11 @@ struct ExactLayout {
   // Products of two values with at most 12 significant bits (fp16, fp8) are
   // exact in float when their range fits float's: one conversion per term.
   static constexpr bool float_products = Squared && 2 * (F::man_bits + 1) <= 24 && quantum >= -149 && top <= 128;
-  using type = ExactSumOf<quantum, digits, fast_every, top, Squared ? -1 : F::man_bits, Squared && F::man_bits >= 7,
-                          float_products>;
+  using type = ExactSumOf<quantum, digits, fast_every, top, Squared ? -1 : F::man_bits,
+                          Squared && F::man_bits >= 7 && !split, float_products, split>;
 };
 
-template <class F, bool Squared>
-using ExactSum = typename ExactLayout<F, Squared>::type;
+template <class F, bool Squared, bool SplitProducts = Squared>
+using ExactSum = typename ExactLayout<F, Squared, SplitProducts>::type;
 
 }  // namespace ulpscope

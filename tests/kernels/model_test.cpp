@@ -355,6 +355,89 @@ TEST(ExactAccumulator, ProductRunWithTwoSumErrorsIsExact) {
   }
 }
 
+// Products of fp16 and fp8_e5m2 go to two exact runs, split on a grid
+// (exact_sum.hpp, Split), and fp8_e4m3 products to one, both a vector at a
+// time; against one deposit per exact product: signed zeros alone and mixed,
+// infinities of one and of both signs, NaN, 0 * inf, the largest products
+// for more terms than a run holds, and random products over the whole range.
+template <class F, int W>
+void expect_product_runs_exact() {
+  using Acc = ExactSum<F, true>;
+  static_assert(Acc::template groups<W>, "products of narrow formats are added a vector at a time");
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float big = float(F::max_finite()), tiny = float(F::min_subnormal());
+  std::vector<std::vector<std::pair<float, float>>> cases = {
+      {{-0.0f, 1.0f}, {0.0f, -2.0f}, {-0.0f, -0.0f}},  // -0 + -0 + +0: +0
+      {{-0.0f, 1.0f}, {0.0f, -2.0f}},                  // -0 alone: -0
+      {{big, big}, {-big, big}, {tiny, tiny}},
+      {{inf, 1.0f}, {big, big}, {tiny, -tiny}},
+      {{inf, 1.0f}, {-inf, 1.0f}},
+      {{nan, 1.0f}, {1.0f, 1.0f}},
+      {{0.0f, inf}, {1.0f, 1.0f}},
+      {{1.0f, tiny}, {-1.0f, tiny}}};
+  // Runs filled to their length with the terms that stretch them most: the
+  // largest product, the smallest, 2^S (the least hi) and 2^(S - 1) (the
+  // largest lo), S the split's grid.
+  const int at = Acc::split_at;
+  const std::pair<float, float> least_hi{std::ldexp(1.0f, at - at / 2), std::ldexp(1.0f, at / 2)},
+      largest_lo{std::ldexp(1.0f, (at - 1) - (at - 1) / 2), std::ldexp(1.0f, (at - 1) / 2)};
+  for (float sign : {1.0f, -1.0f}) {
+    const std::pair<float, float> pattern[] = {{big, sign * big}, least_hi, largest_lo, {tiny, tiny}};
+    std::vector<std::pair<float, float>> longest(std::size_t(Acc::fast_every) * 2 + 2 * W + 3);
+    for (std::size_t i = 0; i < longest.size(); ++i) longest[i] = pattern[i % 4];
+    cases.push_back(longest);
+  }
+  std::uint64_t s = 2718;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<std::pair<float, float>> c(1 + test::mix(s) % (trial % 10 == 0 ? 40000 : 600));
+    for (auto& [x, y] : c) {
+      x = float(decode<F>(std::uint32_t(test::mix(s) % (1u << F::bits))));
+      y = float(decode<F>(std::uint32_t(test::mix(s) % (1u << F::bits))));
+      if (!std::isfinite(x) || !std::isfinite(y)) x = y = big;  // specials are the cases above
+    }
+    cases.push_back(c);
+  }
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    auto one = Acc::start(), g = Acc::start();
+    auto ref = Acc::identity();
+    const auto& c = cases[k];
+    for (auto [x, y] : c) {
+      Acc::add(one, Acc::product(x, y));
+      Acc::deposit(ref, double(x) * double(y));
+    }
+    std::size_t i = 0;
+    for (; i + W <= c.size(); i += W) {
+      double t[W];
+      for (int j = 0; j < W; ++j) t[j] = Acc::product(c[i + j].first, c[i + j].second);
+      Acc::template add_group<W>(g, t);
+    }
+    for (; i < c.size(); ++i) Acc::add(g, Acc::product(c[i].first, c[i].second));
+    Acc::carry(ref);
+    // An infinity or NaN decides the result alone, and digits beside it are
+    // whatever the runs had spilled (a run holding inf absorbs its finite
+    // terms; inf + -inf is NaN there, both flags here): compare the totals.
+    const bool special = ref.flags & (Acc::kNan | Acc::kPosInf | Acc::kNegInf);
+    for (const auto& p : {Acc::partial(one), Acc::partial(g)}) {
+      if (special) {
+        const double want = Acc::total(ref), got = Acc::total(p);
+        ASSERT_TRUE(std::isnan(want) ? std::isnan(got) : got == want) << "case " << k;
+        continue;
+      }
+      for (int d = 0; d < Acc::digits; ++d) ASSERT_EQ(p.limb[d], ref.limb[d]) << "case " << k << " digit " << d;
+      ASSERT_EQ(p.flags, ref.flags) << "case " << k;
+    }
+  }
+}
+
+TEST(ExactAccumulator, ProductRunsOfNarrowFormatsAreExact) {
+  static_assert(ExactLayout<Fp16Format, true>::split && ExactLayout<Fp8E5M2Format, true>::split);
+  static_assert(!ExactLayout<Fp8E4M3Format, true>::split, "e4m3 products fit one exact run");
+  static_assert(!ExactLayout<Fp32Format, true>::split && !ExactLayout<Bf16Format, true>::split);
+  expect_product_runs_exact<Fp16Format, 8>();
+  expect_product_runs_exact<Fp8E5M2Format, 16>();
+  expect_product_runs_exact<Fp8E4M3Format, 16>();
+}
+
 // pairwise: a vector's balanced tree inserted at level log2(W) is the same
 // tree as W single steps of the counter (pairwise_sum.hpp, add_group), for
 // sums, squares and products, and for the two sums of mean_var.
