@@ -19,7 +19,9 @@ bool with_sum_reducer(Accumulator acc, F&& f) {
     case Accumulator::naive: f(std::type_identity<SumReducer<NaiveSum<Fmt>, K>>{}); return true;  // fp32: Fp32Sum
     case Accumulator::fp32: f(std::type_identity<SumReducer<Fp32Sum, K>>{}); return true;
     case Accumulator::fp64: f(std::type_identity<SumReducer<Fp64Sum, K>>{}); return true;
-    case Accumulator::kahan: f(std::type_identity<SumReducer<KahanSum, K>>{}); return true;
+    case Accumulator::kahan:
+      f(std::type_identity<SumReducer<KahanSumOf<squared && ExactLayout<Fmt, true>::float_products>, K>>{});
+      return true;
     case Accumulator::pairwise: f(std::type_identity<SumReducer<PairwiseSum, K>>{}); return true;
     case Accumulator::exact:
       f(std::type_identity<SumReducer<ExactSum<Fmt, squared, K == TermKind::square>, K>>{});
@@ -34,7 +36,7 @@ bool with_moments_reducer(Accumulator acc, F&& f) {
     case Accumulator::naive: f(std::type_identity<MomentsReducer<NaiveSum<Fmt>>>{}); return true;
     case Accumulator::fp32: f(std::type_identity<MomentsReducer<Fp32Sum>>{}); return true;
     case Accumulator::fp64: f(std::type_identity<MomentsReducer<Fp64Sum>>{}); return true;
-    case Accumulator::kahan: f(std::type_identity<MomentsReducer<KahanSum>>{}); return true;
+    case Accumulator::kahan: f(std::type_identity<MomentsReducer<KahanSumOf<ExactLayout<Fmt, true>::float_products>>>{}); return true;
     case Accumulator::pairwise: f(std::type_identity<MomentsReducer<PairwiseSum>>{}); return true;
     case Accumulator::welford: f(std::type_identity<WelfordReducer>{}); return true;
     case Accumulator::two_pass: f(std::type_identity<TwoPassReducer>{}); return true;

@@ -101,6 +101,14 @@ struct acc_groups<PairwiseSumOf<Levels>, W> {
   static constexpr bool value = W >= 2 && W <= 64;
 };
 
+// Adds x * y: the accumulator's own add_product where it has one (a product
+// fused into its addition: compensated_sum.hpp), else its product's term.
+template <class Acc>
+ULPSCOPE_HD void add_product(typename Acc::State& st, float x, float y) {
+  if constexpr (requires { Acc::add_product(st, x, y); }) Acc::add_product(st, x, y);
+  else Acc::add(st, Acc::product(x, y));
+}
+
 // sum, mean (value); sumsq, norm2, rms (square); dot (product).
 template <class Acc, TermKind K>
 struct SumReducer {
@@ -113,8 +121,7 @@ struct SumReducer {
   ULPSCOPE_HD static Partial identity() { return Acc::identity(); }
   ULPSCOPE_HD static void add(State& st, float x, float y, const Params&) {
     if constexpr (K == TermKind::value) Acc::add(st, Acc::term(x));
-    else if constexpr (K == TermKind::square) Acc::add(st, Acc::product(x, x));
-    else Acc::add(st, Acc::product(x, y));
+    else add_product<Acc>(st, x, K == TermKind::square ? x : y);
   }
   // W values at once where the accumulator has a faster exact way (exact sums
   // of narrow formats: exact_sum.hpp, add_group); the same result as W adds.
@@ -267,7 +274,7 @@ struct MomentsReducer {
   ULPSCOPE_HD static Partial identity() { return {Acc::identity(), Acc::identity()}; }
   ULPSCOPE_HD static void add(State& st, float x, float, const Params&) {
     Acc::add(st.s1, Acc::term(x));
-    Acc::add(st.s2, Acc::product(x, x));
+    add_product<Acc>(st.s2, x, x);
   }
   // The two sums are independent: grouping each keeps its order.
   template <int W>

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -436,6 +437,42 @@ TEST(ExactAccumulator, ProductRunsOfNarrowFormatsAreExact) {
   expect_product_runs_exact<Fp16Format, 8>();
   expect_product_runs_exact<Fp8E5M2Format, 16>();
   expect_product_runs_exact<Fp8E4M3Format, 16>();
+}
+
+// kahan with products exact in float (fp16, fp8 inputs) fuses each product
+// into TwoSum (compensated_sum.hpp): the same sum and compensation, bit for
+// bit, as the rounded product added by the ordered Fast2Sum, over random
+// values of the format (cancellations, zeros of both signs, subnormals), and
+// NaN where that gives NaN (infinities).
+template <class F>
+void expect_fused_kahan_products_equal() {
+  static_assert(ExactLayout<F, true>::float_products);
+  using Fused = KahanSumOf<true>;
+  using Plain = KahanSumOf<false>;
+  std::uint64_t s = 31337;
+  for (int trial = 0; trial < 2000; ++trial) {
+    auto a = Fused::start();
+    auto b = Plain::start();
+    const int n = 1 + int(test::mix(s) % 300);
+    for (int i = 0; i < n; ++i) {
+      const float x = float(decode<F>(std::uint32_t(test::mix(s) % (1u << F::bits))));
+      const float y = trial % 2 ? x : float(decode<F>(std::uint32_t(test::mix(s) % (1u << F::bits))));
+      Fused::add_product(a, x, y);
+      Plain::add(b, Plain::product(x, y));
+    }
+    if (std::isnan(b.s) || std::isnan(b.c)) {
+      ASSERT_TRUE(std::isnan(a.s) || std::isnan(a.c)) << "trial " << trial;
+      continue;
+    }
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(a.s), std::bit_cast<std::uint32_t>(b.s)) << "trial " << trial;
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(a.c), std::bit_cast<std::uint32_t>(b.c)) << "trial " << trial;
+  }
+}
+
+TEST(KahanAccumulator, FusedExactProductsGiveTheSameBits) {
+  expect_fused_kahan_products_equal<Fp16Format>();
+  expect_fused_kahan_products_equal<Fp8E4M3Format>();
+  expect_fused_kahan_products_equal<Fp8E5M2Format>();
 }
 
 // pairwise: a vector's balanced tree inserted at level log2(W) is the same
