@@ -140,11 +140,6 @@ struct SumReducer {
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return Acc::partial(st); }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
-  ULPSCOPE_HD static void merge_uncarried(Partial& a, const Partial& b)
-    requires requires { Acc::merge_uncarried(a, b); }
-  {
-    Acc::merge_uncarried(a, b);
-  }
   ULPSCOPE_HD static Finished finish(const Partial& p, const FinishArgs& a, const Params&) {
     Finished f{};
     using T = typename Acc::value_t;

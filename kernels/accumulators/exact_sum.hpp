@@ -132,14 +132,13 @@ struct ExactSumOf {
     }
   }
 
-  ULPSCOPE_HD static void spill_to(Partial& acc, std::uint32_t& since_carry, double t) {
-    deposit(acc, t);
-    if (++since_carry == kCarryEvery) {
-      carry(acc);
-      since_carry = 0;
+  ULPSCOPE_HD static void spill(State& st, double t) {
+    deposit(st.acc, t);
+    if (++st.since_carry == kCarryEvery) {
+      carry(st.acc);
+      st.since_carry = 0;
     }
   }
-  ULPSCOPE_HD static void spill(State& st, double t) { spill_to(st.acc, st.since_carry, t); }
 
   // Whether s = fl(a + b) is a + b exactly (Fast2Sum: the note at the top).
   // False for NaN, and for an s that overflowed.
@@ -148,27 +147,23 @@ struct ExactSumOf {
     return rn::sub(s, a) == b && rn::sub(s, b) == a;
   }
 
-  // The runs' deposit (FastEvery > 0): rare, once in 2^13 or more terms of a
-  // thread, so out of line, and the digits, whose address it takes, wait in
-  // local memory instead of holding 12-14 registers through the loop.
-  // Split: an infinite or NaN term leaves run infinite or NaN and err NaN
-  // (lo = inf - inf), and run alone says which; a zero run is left out, so
-  // that the sum of -0 terms stays -0 (their hi is +0, their lo -0: err keeps
-  // the sign, as run does unsplit).
-  ULPSCOPE_HD static ULPSCOPE_NOINLINE void deposit_runs(Partial& acc, std::uint32_t& since_carry, double run,
-                                                         double err) {
-    if (!Split || !(rn::sub(run, run) == 0.0)) {
-      spill_to(acc, since_carry, run);
-    } else {
-      if (run != 0.0) spill_to(acc, since_carry, run);
-      spill_to(acc, since_carry, err);
-    }
-  }
-
   ULPSCOPE_HD static void spill_run(State& st) {
-    deposit_runs(st.acc, st.since_carry, st.run, st.err);
+    if constexpr (Split) {
+      // An infinite or NaN term leaves run infinite or NaN and err NaN (lo =
+      // inf - inf): run alone says which. A zero run is left out, so that the
+      // sum of -0 terms stays -0 (their hi is +0, their lo -0: err keeps the
+      // sign, as run does unsplit).
+      if (!(rn::sub(st.run, st.run) == 0.0)) {
+        spill(st, st.run);
+      } else {
+        if (st.run != 0.0) spill(st, st.run);
+        spill(st, st.err);
+      }
+      st.err = -0.0;
+    } else {
+      spill(st, st.run);
+    }
     st.run = -0.0;
-    st.err = -0.0;
     st.run_terms = 0;
   }
 
@@ -292,21 +287,6 @@ struct ExactSumOf {
     for (int k = 0; k < Digits; ++k) a.limb[k] += b.limb[k];
     a.flags |= b.flags;
     carry(a);
-  }
-
-  // merge without the carry, for the second pass's trees (tree_agent.cuh):
-  // one block whose latency is their carry chains. Partials as partial() and
-  // merge leave them (digits in [0, 2^32), a small signed top one) keep every
-  // limb within 64 bits through up to 2^31 such merges, more than a grid has
-  // blocks, and whatever reads the digits carries first (leading, the
-  // roundings, the variance). The first pass keeps merge: without its carry
-  // the fp32 first pass took 96 registers instead of 64 (2 blocks per SM);
-  // so does mean_var, whose fp32 second pass spilled 968 bytes instead of
-  // 224 with it (ptxas).
-  ULPSCOPE_HD static void merge_uncarried(Partial& a, const Partial& b) {
-    ULPSCOPE_UNROLL
-    for (int k = 0; k < Digits; ++k) a.limb[k] += b.limb[k];
-    a.flags |= b.flags;
   }
 
   // a becomes |a| with carried digits (all but the top one in [0, 2^32));

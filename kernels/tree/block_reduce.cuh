@@ -6,17 +6,17 @@
 
 namespace ulpscope::tree {
 
-template <class R, bool Uncarried = false>
+template <class R>
 __device__ __forceinline__ typename R::Partial block_reduce(typename R::Partial p) {
   using Partial = typename R::Partial;
   __shared__ Partial slot[kWarpSize];
   const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  warp_reduce<R, Uncarried>(p);
+  warp_reduce<R>(p);
   if (lane == 0) slot[warp] = p;
   __syncthreads();
   if (warp == 0) {
     p = lane < int(blockDim.x / kWarpSize) ? slot[lane] : R::identity();
-    warp_reduce<R, Uncarried>(p);
+    warp_reduce<R>(p);
   }
   __syncthreads();  // the slots may be reused by the caller's next phase
   return p;

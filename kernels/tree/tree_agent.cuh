@@ -162,8 +162,7 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks<R>)
   }
 }
 
-// Step 4: one block over the block partials, then thread 0 finishes; exact
-// partials merge without carrying (merge_uncarried). Launched
+// Step 4: one block over the block partials, then thread 0 finishes. Launched
 // as a programmatic dependent of block_partials (tree_launch.cuh): it waits
 // here for that grid to complete and its writes to be visible. Each thread
 // loads K partials before merging them, in the same order (i = t, t + T, ...),
@@ -189,9 +188,9 @@ __global__ void __launch_bounds__(kMaxThreads)
       if (base + k * int(blockDim.x) < count) q[k] = partials[base + k * blockDim.x];
 #pragma unroll
     for (int k = 0; k < K; ++k)
-      if (base + k * int(blockDim.x) < count) merge_partials<R, true>(p, q[k]);
+      if (base + k * int(blockDim.x) < count) R::merge(p, q[k]);
   }
-  p = block_reduce<R, true>(p);
+  p = block_reduce<R>(p);
   if (threadIdx.x == 0) sink.put(finish<R>(p, args, params_at<R>(params, 0)), 0);
 }
 

@@ -21,22 +21,14 @@ __device__ __forceinline__ P shuffle_down(const P& p, int offset) {
   return r;
 }
 
-// R::merge, or with Uncarried the reducer's merge_uncarried where it has one
-// (exact sums: the second pass, exact_sum.hpp); the same value either way.
-template <class R, bool Uncarried>
-__device__ __forceinline__ void merge_partials(typename R::Partial& a, const typename R::Partial& b) {
-  if constexpr (Uncarried && requires { R::merge_uncarried(a, b); }) R::merge_uncarried(a, b);
-  else R::merge(a, b);
-}
-
 // Lane l merges lane l+offset's partial for offset 16, 8, 4, 2, 1; lane 0
 // ends with the warp's result.
-template <class R, bool Uncarried = false>
+template <class R>
 __device__ __forceinline__ void warp_reduce(typename R::Partial& p) {
 #pragma unroll
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
     const typename R::Partial other = shuffle_down(p, offset);
-    merge_partials<R, Uncarried>(p, other);
+    R::merge(p, other);
   }
 }
 

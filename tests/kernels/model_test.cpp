@@ -665,47 +665,6 @@ TEST(ExactModel, MergeCarriesBeforeLimbsOverflow) {
   mpfr_clears(want, t, (mpfr_ptr) nullptr);
 }
 
-// merge_uncarried (the second pass's merges): partials as partial() leaves
-// them (every digit at its largest, 2^32 - 1, tops of both signs), merged
-// as many times as a grid of 2^21 blocks would give, keep the value (against
-// MPFR) and every limb within 64 bits, and round as merge's carried sum does.
-TEST(ExactModel, UncarriedMergesOfAGridKeepTheValue) {
-  using X = ExactSum<Fp16Format, false>;
-  for (std::int64_t top : {std::int64_t(3), std::int64_t(-4)}) {
-    X::Partial big = X::identity();
-    for (int k = 0; k < X::digits - 1; ++k) big.limb[k] = (std::int64_t(1) << 32) - 1;  // carried digits
-    big.limb[X::digits - 1] = top;
-    big.flags = X::kNotMinusZero;
-    auto st = X::start();
-    for (float v : {1.5f, -0.25f, 0x1p-24f, 65504.0f}) X::add(st, v);
-    X::Partial lazy = X::partial(st), carried = lazy;
-    constexpr long kMerges = 1L << 21;
-    for (long rep = 0; rep < kMerges; ++rep) {
-      X::merge_uncarried(lazy, big);
-      if (rep < 4096) X::merge(carried, big);
-    }
-    mpfr_t want, t, one;
-    mpfr_inits2(4096, want, t, one, (mpfr_ptr) nullptr);
-    mpfr_set_zero(one, 1);
-    for (int k = 0; k < X::digits; ++k) {
-      mpfr_set_si(t, long(big.limb[k]), MPFR_RNDN);
-      mpfr_mul_2si(t, t, X::low + 32 * k, MPFR_RNDN);
-      mpfr_add(one, one, t, MPFR_RNDN);  // exact at 4096 bits
-    }
-    mpfr_mul_si(want, one, kMerges, MPFR_RNDN);
-    mpfr_set_d(t, 1.5 - 0.25 + 0x1p-24 + 65504.0, MPFR_RNDN);  // exact
-    mpfr_add(want, want, t, MPFR_RNDN);
-    for (int k = 0; k < X::digits; ++k) ASSERT_LT(std::abs(lazy.limb[k]), std::int64_t(1) << 54) << "limb " << k;
-    for (Dtype out : {Dtype::fp64, Dtype::fp32, Dtype::fp16})
-      ASSERT_EQ(X::round(lazy, out_format(out)), test::round_mpfr_to(want, out)) << "top digit " << top;
-    // 4096 merges: the carried and the uncarried sums round alike.
-    X::Partial lazy4096 = X::partial(st);
-    for (int rep = 0; rep < 4096; ++rep) X::merge_uncarried(lazy4096, big);
-    ASSERT_EQ(X::round(lazy4096, out_format(Dtype::fp64)), X::round(carried, out_format(Dtype::fp64)));
-    mpfr_clears(want, t, one, (mpfr_ptr) nullptr);
-  }
-}
-
 // The exact mean's digit step (divide_step: a double estimate of the quotient
 // and one correction) against the integer division, at quotients and
 // remainders on their bounds (0, 1, n - 1; quotients up to 2^32 - 1, where the
