@@ -36,7 +36,9 @@ bool with_moments_reducer(Accumulator acc, F&& f) {
     case Accumulator::naive: f(std::type_identity<MomentsReducer<NaiveSum<Fmt>>>{}); return true;
     case Accumulator::fp32: f(std::type_identity<MomentsReducer<Fp32Sum>>{}); return true;
     case Accumulator::fp64: f(std::type_identity<MomentsReducer<Fp64Sum>>{}); return true;
-    case Accumulator::kahan: f(std::type_identity<MomentsReducer<KahanSumOf<ExactLayout<Fmt, true>::float_products>>>{}); return true;
+    case Accumulator::kahan:
+      f(std::type_identity<MomentsReducer<KahanSumOf<ExactLayout<Fmt, true>::float_products>>>{});
+      return true;
     case Accumulator::pairwise: f(std::type_identity<MomentsReducer<PairwiseSum>>{}); return true;
     case Accumulator::welford: f(std::type_identity<WelfordReducer>{}); return true;
     case Accumulator::two_pass: f(std::type_identity<TwoPassReducer>{}); return true;
