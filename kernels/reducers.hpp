@@ -109,6 +109,16 @@ ULPSCOPE_HD void add_product(typename Acc::State& st, float x, float y) {
   else Acc::add(st, Acc::product(x, y));
 }
 
+// W products x[j] * y[j] at once, where the accumulator adds groups
+// (add_group of their terms): the same result as W add_products.
+template <class Acc, int W>
+ULPSCOPE_HD void add_product_group(typename Acc::State& st, const float* x, const float* y) {
+  typename Acc::term_t t[W];
+  ULPSCOPE_UNROLL
+  for (int j = 0; j < W; ++j) t[j] = Acc::product(x[j], y[j]);
+  Acc::template add_group<W>(st, t);
+}
+
 // sum, mean (value); sumsq, norm2, rms (square); dot (product).
 template <class Acc, TermKind K>
 struct SumReducer {
@@ -132,10 +142,7 @@ struct SumReducer {
     if constexpr (K == TermKind::value) {
       Acc::template add_group<W>(st, x);
     } else {
-      typename Acc::term_t t[W];
-      ULPSCOPE_UNROLL
-      for (int j = 0; j < W; ++j) t[j] = K == TermKind::square ? Acc::product(x[j], x[j]) : Acc::product(x[j], y[j]);
-      Acc::template add_group<W>(st, t);
+      add_product_group<Acc, W>(st, x, K == TermKind::square ? x : y);
     }
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return Acc::partial(st); }
@@ -281,11 +288,8 @@ struct MomentsReducer {
   static constexpr bool adds_groups = acc_groups<Acc, W>::value && sizeof(typename Acc::term_t) == sizeof(float);
   template <int W>
   ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
-    typename Acc::term_t t[W];
-    ULPSCOPE_UNROLL
-    for (int j = 0; j < W; ++j) t[j] = Acc::product(x[j], x[j]);
     Acc::template add_group<W>(st.s1, x);
-    Acc::template add_group<W>(st.s2, t);
+    add_product_group<Acc, W>(st.s2, x, x);
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return {Acc::partial(st.s1), Acc::partial(st.s2)}; }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
@@ -335,10 +339,7 @@ struct ExactMomentsReducer {
   ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
     A1::template add_group<W>(st.s1, x);
     if constexpr (A2::template groups<W>) {
-      typename A2::term_t t[W];
-      ULPSCOPE_UNROLL
-      for (int j = 0; j < W; ++j) t[j] = A2::product(x[j], x[j]);
-      A2::template add_group<W>(st.s2, t);
+      add_product_group<A2, W>(st.s2, x, x);
     } else {
       ULPSCOPE_UNROLL
       for (int j = 0; j < W; ++j) A2::add(st.s2, A2::product(x[j], x[j]));

@@ -43,6 +43,10 @@
 
 namespace ulpscope {
 
+// The grid 2^S on which a Split term is cut: half way between the least
+// quantum 2^low and the top 2^top (the note at the top).
+constexpr int split_grid(int top, int low) { return (top + low) >> 1; }
+
 // Low: exponent of the least significant digit; Digits: how many 32-bit
 // digits; FastEvery: terms per exact double run before spilling (0: checked
 // additions); Top: every term is below 2^Top; ManBits: the input format's
@@ -61,8 +65,7 @@ struct ExactSumOf {
   enum : std::uint32_t { kNan = 1, kPosInf = 2, kNegInf = 4, kNotMinusZero = 8 };
   static constexpr std::uint32_t kCarryEvery = 1u << 30;
   static_assert(!Split || (FastEvery > 0 && !TwoLevel), "a split term goes to two exact runs");
-  // The grid that splits a term (Split): half way between quantum and top.
-  static constexpr int split_at = (Top + Low) >> 1;
+  static constexpr int split_at = split_grid(Top, Low);
   static_assert(!Split || Top <= 51 + split_at, "t + C keeps t's bits down to 2^split_at");
 
   struct Partial {
@@ -601,7 +604,7 @@ struct ExactLayout {
   // and lo, a multiple of the quantum up to 2^(S - 1), each an exact run of
   // 2^split_log2 terms; where at least 2^10 (fp16: S = -8, 2^13 terms; e5m2:
   // S = 0, 2^21) and one run cannot hold the products.
-  static constexpr int split_at = (top + quantum) >> 1;
+  static constexpr int split_at = split_grid(top, quantum);
   static constexpr int split_log2 =
       53 - top + split_at < 54 - split_at + quantum ? 53 - top + split_at : 54 - split_at + quantum;
   static constexpr bool split = Squared && SplitProducts && fast_log2 <= 0 && split_log2 >= 10 && top <= 51 + split_at;
