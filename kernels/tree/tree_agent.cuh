@@ -41,6 +41,14 @@ inline constexpr bool wide_state<WelfordReducer> = true;  // 32 registers: 60 by
 template <class R>
 inline constexpr int kMinBlocks = wide_state<R> ? 0 : 4;
 
+// bf16 widened from the vector's words (load.cuh) in every reducer but the
+// exact sums: their bf16 first pass went from 64 registers to 94 with it
+// (ptxas, sm_90: 2 blocks of 256 per SM instead of 4).
+template <class R>
+inline constexpr bool widens_bf16_by_words = true;
+template <class Acc, TermKind K>
+inline constexpr bool widens_bf16_by_words<SumReducer<Acc, K>> = !is_exact_sum<Acc>::value;
+
 template <class R>
 __device__ __forceinline__ typename R::Params params_at(const typename R::Params* p, std::int64_t i) {
   return p ? p[i] : typename R::Params{};
@@ -86,8 +94,8 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
     constexpr int W = Vector<Elem>::width;
     auto add_vector = [&](const Vector<Elem>& xa, const Vector<Elem>* ya) {
       float a[W], b[W];
-      widen_vector(xa, a);
-      if constexpr (Y) widen_vector(*ya, b);
+      widen_vector_as<widens_bf16_by_words<R>>(xa, a);
+      if constexpr (Y) widen_vector_as<widens_bf16_by_words<R>>(*ya, b);
       if constexpr (reducer_adds_groups<R, W>) {
         R::template add_group<W>(st, a, b, pr);
       } else {
@@ -113,8 +121,8 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
         float a[N * W], b[N * W];
 #pragma unroll
         for (int u = 0; u < N; ++u) {
-          widen_vector(xs[u], a + u * W);
-          if constexpr (Y) widen_vector(ys[u], b + u * W);
+          widen_vector_as<widens_bf16_by_words<R>>(xs[u], a + u * W);
+          if constexpr (Y) widen_vector_as<widens_bf16_by_words<R>>(ys[u], b + u * W);
         }
         RN::template add_group<N * W>(st, a, b, pr);
       } else {
