@@ -63,7 +63,8 @@ inline bool has_programmatic_launch() {
 }
 
 // The second pass as a programmatic dependent launch where the GPU has it: it
-// is scheduled while block_partials drains and waits in griddepcontrol.wait
+// may be scheduled once every block of block_partials has started (their
+// griddepcontrol.launch_dependents) and waits in griddepcontrol.wait
 // (tree_agent.cuh); elsewhere an ordinary launch after block_partials.
 template <class R, class Next>
 void launch_second_pass(const Launch& L, const typename R::Partial* partials, int count, const FinishArgs& args,
