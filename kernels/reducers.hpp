@@ -379,6 +379,14 @@ struct WelfordReducer {
   ULPSCOPE_HD static State start() { return Acc::start(); }
   ULPSCOPE_HD static Partial identity() { return Acc::identity(); }
   ULPSCOPE_HD static void add(State& st, float x, float, const Params&) { Acc::add(st, x); }
+  // Groups of 16 values (welford.hpp, add_group): four fp32 vectors, two of
+  // fp16 or bf16, one of fp8 (group_loads).
+  template <int W>
+  static constexpr bool adds_groups = W % 4 == 0 && W <= 16;
+  template <int W>
+  ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
+    Acc::template add_group<W>(st, x);
+  }
   ULPSCOPE_HD static Partial partial(const State& st) { return st; }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
   ULPSCOPE_HD static Finished finish(const Partial& p, const FinishArgs& a, const Params&) {
