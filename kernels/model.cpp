@@ -54,6 +54,9 @@ int default_blocks_per_sm(const KernelSpec& spec) {
       (spec.acc == Accumulator::pairwise && spec.op == Op::mean_var && spec.in == Dtype::fp32))
     return 6;
   if (spec.acc == Accumulator::exact || spec.acc == Accumulator::pairwise) return 4;
+  // welford's groups of reciprocals (welford.hpp) take 52 to 64 registers:
+  // 4 blocks of 256 fit an SM, and a grid of 6 per SM would run in two waves.
+  if (spec.acc == Accumulator::welford && spec.in != Dtype::fp32) return 4;
   return 6;
 }
 
