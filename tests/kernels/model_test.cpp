@@ -998,7 +998,7 @@ TEST(Model, LogSumExpGroupsHandleInfinitiesAnywhere) {
 
 // Every whole-array tree kernel gets at least three distinct launch
 // configurations the CUDA kernels accept, at every size; at 2^28 elements the
-// default is 4, 6 or 8 blocks per SM of an H100's 132 (default_blocks_per_sm).
+// default is 4, 5, 6, 8 or 16 blocks per SM of an H100's 132 (default_blocks_per_sm).
 TEST(Model, EveryTreeKernelHasDistinctValidLaunchConfigs) {
   int checked = 0;
   for (Dtype in : kInputDtypes)
@@ -1017,7 +1017,9 @@ TEST(Model, EveryTreeKernelHasDistinctValidLaunchConfigs) {
           if (n == std::int64_t(1) << 28) {
             const int per_sm = c[0].blocks / 132;
             EXPECT_EQ(c[0].blocks % 132, 0) << op_name << " " << acc_name;
-            EXPECT_TRUE(per_sm == 4 || per_sm == 6 || per_sm == 8) << op_name << " " << acc_name << " " << per_sm;
+            // The grids that default_blocks_per_sm chose from sweeps on the H100.
+            EXPECT_TRUE(per_sm == 4 || per_sm == 5 || per_sm == 6 || per_sm == 8 || per_sm == 16)
+                << op_name << " " << acc_name << " " << per_sm;
           }
         }
         ++checked;
