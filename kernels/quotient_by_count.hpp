@@ -8,14 +8,13 @@
 // identity is checked exhaustively on this finite domain: every significand
 // of d at exponents -113, -112, -60, 0 and 127, for every n up to
 // kCountReciprocals (the GPU test QuotientByCount.EqualsDivision runs it on
-// the device). From 2^-113 up no step underflows (d/n >= 2^-125, and the
-// residual is a multiple of 2^-148), so the result scales with d's exponent.
+// the device). From 2^-113 up no step underflows: d/n >= 2^-125, and the
+// residual, a multiple of ulp(q0) >= 2^-148 of at most 1.5 n of them, is
+// exact at every exponent, so the result scales with d's exponent.
 // Below, where d/n nears the subnormals, q0 loses relative accuracy and the
 // identity fails (checked: for some d in [2^-117, 2^-116)), so callers divide
 // there, and for inf and NaN (the residual inf - inf is NaN). The residual is
 // q0 * n - d rather than d - q0 * n so that d = -0 gives -0.
-#include <array>
-
 #include "formats/host_device.hpp"
 #include "kernels/rounded_arith.hpp"
 
