@@ -80,8 +80,8 @@ template <class Acc>
 struct is_exact_sum {
   static constexpr bool value = false;
 };
-template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, bool S>
-struct is_exact_sum<ExactSumOf<L, D, F, T, M, TL, FP, S>> {
+template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, bool S, int WB>
+struct is_exact_sum<ExactSumOf<L, D, F, T, M, TL, FP, S, WB>> {
   static constexpr bool value = true;
 };
 
@@ -92,9 +92,9 @@ template <class Acc, int W>
 struct acc_groups {
   static constexpr bool value = false;
 };
-template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, bool S, int W>
-struct acc_groups<ExactSumOf<L, D, F, T, M, TL, FP, S>, W> {
-  static constexpr bool value = ExactSumOf<L, D, F, T, M, TL, FP, S>::template groups<W>;
+template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, bool S, int WB, int W>
+struct acc_groups<ExactSumOf<L, D, F, T, M, TL, FP, S, WB>, W> {
+  static constexpr bool value = ExactSumOf<L, D, F, T, M, TL, FP, S, WB>::template groups<W>;
 };
 template <int Levels, int W>
 struct acc_groups<PairwiseSumOf<Levels>, W> {

@@ -33,6 +33,17 @@
 //   |lo| <= 2^(S - 1). hi goes to run and lo to a second run (err), each an
 //   exact double run for FastEvery terms as above: four additions a term
 //   instead of TwoSum's six and the checked add of its error.
+// - products of fp32 and bf16 (Window): over 500 binades from the least
+//   quantum to the top, so no fixed grid serves; the grid follows the data
+//   instead. A run of N = FastEvery = 2^L split terms of P significant bits
+//   (48 or 16) is exact on the grid 2^S while every term's exponent e lies in
+//   [S + L - 55 + P, S + 52 - L]: the hi parts, multiples of 2^S below
+//   2^(S + 53 - L), sum to at most 2^(S + 53); the lo parts, at most 2^(S - 1)
+//   and multiples of 2^(e - P + 1) >= 2^(S + L - 54), to at most
+//   2^(S + L - 1). A term above the window spills the runs and moves the
+//   window up to it (the largest terms set it); one below it, a zero, an
+//   infinity or NaN goes to the integer alone. Four additions and an integer
+//   compare a term, instead of TwoSum's six additions and the checked add.
 #include <cstdint>
 
 #include "formats/binary_format.hpp"
@@ -53,9 +64,10 @@ constexpr int split_grid(int top, int low) { return (top + low) >> 1; }
 // stored mantissa bits (-1 for products); TwoLevel: products keep the double
 // run's rounding errors in a second double (add); FloatProducts: the product
 // of two input values is exact in float; Split: terms are split in two
-// exact runs (the note at the top).
+// exact runs (the note at the top); WindowBits: the split's grid follows a
+// window for terms of that many significant bits (0: a fixed grid).
 template <int Low, int Digits, std::uint32_t FastEvery, int Top = 0, int ManBits = -1, bool TwoLevel = false,
-          bool FloatProducts = false, bool Split = false>
+          bool FloatProducts = false, bool Split = false, int WindowBits = 0>
 struct ExactSumOf {
   using term_t = double;
   using value_t = double;
@@ -66,7 +78,16 @@ struct ExactSumOf {
   static constexpr std::uint32_t kCarryEvery = 1u << 30;
   static_assert(!Split || (FastEvery > 0 && !TwoLevel), "a split term goes to two exact runs");
   static constexpr int split_at = split_grid(Top, Low);
-  static_assert(!Split || Top <= 51 + split_at, "t + C keeps t's bits down to 2^split_at");
+  static constexpr bool window = WindowBits > 0;
+  static_assert(!Split || window || Top <= 51 + split_at, "t + C keeps t's bits down to 2^split_at");
+  // The window (the note at the top), in biased exponent fields: a term is in
+  // it when field - win_lo is in [0, kWindowWidth], win_lo = S + L - 55 + P +
+  // 1023; a term above it moves it so that its top is kHeadroom binades above.
+  static constexpr int kRunLog2 = ceil_log2(FastEvery);
+  static constexpr int kWindowWidth = 107 - 2 * kRunLog2 - WindowBits;
+  static constexpr int kHeadroom = kWindowWidth / 4;
+  static_assert(!window || (Split && FastEvery == (1u << kRunLog2) && kWindowWidth >= 16),
+                "a window of at least 16 binades for power-of-two runs");
 
   struct Partial {
     std::int64_t limb[Digits];
@@ -78,6 +99,8 @@ struct ExactSumOf {
     std::uint32_t run_terms;
     std::uint32_t since_carry;
     double err;  // products: the rounding errors of run (TwoSum), checked
+    double c;    // Window: 1.5 * 2^(52 + S), the split's constant
+    int win_lo;  // Window: the lowest exponent field in the window
   };
 
   ULPSCOPE_HD static Partial identity() {
@@ -86,7 +109,8 @@ struct ExactSumOf {
     p.flags = 0;
     return p;
   }
-  ULPSCOPE_HD static State start() { return {identity(), -0.0, 0u, 0u, -0.0}; }
+  // Window: win_lo far below any field, so that the first term moves it.
+  ULPSCOPE_HD static State start() { return {identity(), -0.0, 0u, 0u, -0.0, 0.0, -(1 << 20)}; }
   ULPSCOPE_HD static term_t term(float x) { return x; }
   ULPSCOPE_HD static term_t product(float x, float y) {
     if constexpr (FloatProducts) return double(rn::mul(x, y));  // exact: ExactLayout
@@ -172,14 +196,34 @@ struct ExactSumOf {
 
   // Split: t = hi + lo, hi to run and lo to err (the note at the top).
   ULPSCOPE_HD static void add_split(State& st, double t) {
-    const double c = 1.5 * detail::exact_pow2(52 + split_at);
+    double c;
+    if constexpr (window) c = st.c;
+    else c = 1.5 * detail::exact_pow2(52 + split_at);
     const double hi = rn::sub(rn::add(t, c), c);
     st.run = rn::add(st.run, hi);
     st.err = rn::add(st.err, rn::sub(t, hi));
   }
 
+  // Window: t into the runs when its exponent is in the window, else into the
+  // integer, or the runs spilled and the window moved up to t.
+  ULPSCOPE_HD static void add_windowed(State& st, double t) {
+    const int field = int(detail::double_bits(t) >> 52) & 0x7FF;
+    if (unsigned(field - st.win_lo) > unsigned(kWindowWidth)) {
+      if (field == 0 || field == 0x7FF || field < st.win_lo) return spill(st, t);  // zeros, inf, NaN, small
+      if (st.run_terms > 0) spill_run(st);
+      st.win_lo = field + kHeadroom - kWindowWidth;
+      const int s = st.win_lo - 1023 - (kRunLog2 - 55 + WindowBits);  // the grid 2^S
+      st.c = detail::double_from_bits(std::uint64_t(52 + s + 1023) << 52 | 0x0008000000000000ull);
+    }
+    if (st.run_terms >= FastEvery) spill_run(st);
+    add_split(st, t);
+    ++st.run_terms;
+  }
+
   ULPSCOPE_HD static void add(State& st, term_t t) {
-    if constexpr (Split) {
+    if constexpr (window) {
+      add_windowed(st, t);
+    } else if constexpr (Split) {
       if (st.run_terms >= FastEvery) spill_run(st);
       add_split(st, t);
       ++st.run_terms;
@@ -220,7 +264,7 @@ struct ExactSumOf {
   // Products (ManBits < 0) in groups where their runs are exact (fp16,
   // fp8); their float groups would not be.
   template <int W>
-  static constexpr bool groups = W <= 16 && (FastEvery >= W || checked_float_groups<W>);
+  static constexpr bool groups = !window && W <= 16 && (FastEvery >= W || checked_float_groups<W>);
   // fp8_e4m3: any W values (multiples of 2^Low below 2^Top) add exactly in
   // float, as 24 bits span Top - Low + log2(W), and the group costs one
   // conversion to double.
@@ -608,7 +652,12 @@ struct ExactLayout {
   static constexpr int split_log2 =
       53 - top + split_at < 54 - split_at + quantum ? 53 - top + split_at : 54 - split_at + quantum;
   static constexpr bool split = Squared && SplitProducts && fast_log2 <= 0 && split_log2 >= 10 && top <= 51 + split_at;
-  static constexpr int run_log2 = split ? split_log2 : fast_log2;
+  // Products of formats with float's exponent range (fp32, bf16) span over
+  // 500 binades: split on a grid that follows a window (the note at the top),
+  // runs of 2^10 terms of 2p significant bits.
+  static constexpr bool window = Squared && !split && top - quantum > 256;
+  static constexpr int window_bits = window ? 2 * (F::man_bits + 1) : 0;
+  static constexpr int run_log2 = window ? 10 : (split ? split_log2 : fast_log2);
   static constexpr std::uint32_t fast_every = run_log2 <= 0 ? 0u : (run_log2 >= 30 ? (1u << 30) : (1u << run_log2));
   // TwoSum for products of 8 or more significant bits: measured on the H100
   // (2^28, uniform inputs) dot fp32 0.14 -> 0.85 of cub Sum fp32, sumsq fp32
@@ -618,7 +667,8 @@ struct ExactLayout {
   // exact in float when their range fits float's: one conversion per term.
   static constexpr bool float_products = Squared && 2 * (F::man_bits + 1) <= 24 && quantum >= -149 && top <= 128;
   using type = ExactSumOf<quantum, digits, fast_every, top, Squared ? -1 : F::man_bits,
-                          Squared && F::man_bits >= 7 && !split, float_products, split>;
+                          Squared && F::man_bits >= 7 && !split && !window, float_products, split || window,
+                          window_bits>;
 };
 
 template <class F, bool Squared, bool SplitProducts = Squared>

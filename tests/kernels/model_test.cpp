@@ -315,45 +315,151 @@ TEST(ExactAccumulator, NarrowProductsAreExactInFloat) {
   static_assert(!ExactLayout<Bf16Format, true>::float_products && !ExactLayout<Fp32Format, true>::float_products);
 }
 
-// Products: the double run, its TwoSum errors in a checked second double, the
-// integer for the rest; the same integer as one deposit per product, for
-// random products over the whole range (errors that fit and errors that do
-// not), cancellations, zeros of both signs, infinities and NaN.
+// The exact integer of a list of terms, one deposit each, and the state's
+// partial: the same digits and flags, or, where an infinity or NaN decides
+// the result alone (the digits beside it are whatever the runs spilled), the
+// same total.
+template <class Acc>
+void expect_same_integer(const typename Acc::State& st, const std::vector<double>& terms, const std::string& what) {
+  auto ref = Acc::identity();
+  for (double t : terms) Acc::deposit(ref, t);
+  Acc::carry(ref);
+  const auto p = Acc::partial(st);
+  if (ref.flags & (Acc::kNan | Acc::kPosInf | Acc::kNegInf)) {
+    const double want = Acc::total(ref), got = Acc::total(p);
+    ASSERT_TRUE(std::isnan(want) ? std::isnan(got) : got == want) << what;
+    return;
+  }
+  for (int d = 0; d < Acc::digits; ++d) ASSERT_EQ(p.limb[d], ref.limb[d]) << what << " digit " << d;
+  ASSERT_EQ(p.flags, ref.flags) << what;
+}
+
+// Products of fp16 in dot (not split: ExactLayout's SplitProducts): the double
+// run, its TwoSum errors in a checked second double, the integer for the rest;
+// the same integer as one deposit per product, for random products (errors
+// that fit and errors that do not), cancellations, zeros of both signs,
+// infinities and NaN.
 TEST(ExactAccumulator, ProductRunWithTwoSumErrorsIsExact) {
-  using Acc = ExactSum<Fp32Format, true>;
-  static_assert(std::is_same_v<Acc, ExactSumOf<Acc::low, Acc::digits, Acc::fast_every, 256, -1, true>>);
-  const double inf = std::numeric_limits<double>::infinity();
+  using F = Fp16Format;
+  using Acc = ExactSum<F, true, false>;
+  static_assert(std::is_same_v<Acc, ExactSumOf<Acc::low, Acc::digits, 0, 32, -1, true, true>>);
+  const float inf = std::numeric_limits<float>::infinity(), big = float(F::max_finite()),
+              tiny = float(F::min_subnormal());
   std::vector<std::vector<std::pair<float, float>>> cases = {
-      {{1.0f, 1.0f}, {0x1p-30f, 0x1p-30f}, {-1.0f, 1.0f}},
+      {{1.0f, 1.0f}, {0x1p-12f, 0x1p-12f}, {-1.0f, 1.0f}},
       {{-0.0f, 1.0f}, {-0.0f, 2.0f}},
       {{0.0f, -1.0f}, {-0.0f, 1.0f}},
-      {{3.0f, float(inf)}, {1.0f, 1.0f}},
-      {{3.0f, float(inf)}, {-1.0f, float(inf)}},
+      {{3.0f, inf}, {1.0f, 1.0f}},
+      {{3.0f, inf}, {-1.0f, inf}},
       {{std::numeric_limits<float>::quiet_NaN(), 1.0f}},
-      {{0x1.fffffep127f, 0x1.fffffep127f}, {0x1p-149f, 0x1p-149f}, {-0x1.fffffep127f, 0x1.fffffep127f}}};
+      {{big, big}, {tiny, tiny}, {-big, big}}};
   std::uint64_t s = 4242;
   for (int trial = 0; trial < 200; ++trial) {
-    std::vector<std::pair<float, float>> c;
-    const int n = 1 + int(test::mix(s) % 2000);
-    const double span = trial % 3 == 0 ? 250.0 : (trial % 3 == 1 ? 40.0 : 4.0);  // exponent range
-    for (int i = 0; i < n; ++i) {
-      auto r = [&] { return float((test::mix(s) & 1 ? -1.0 : 1.0) * std::exp2(test::uniform01(s) * span - span / 2)); };
-      c.push_back({r(), r()});
+    std::vector<std::pair<float, float>> c(1 + test::mix(s) % 2000);
+    for (auto& [x, y] : c) {
+      x = float(decode<F>(std::uint32_t(test::mix(s) % (1u << F::bits))));
+      y = float(decode<F>(std::uint32_t(test::mix(s) % (1u << F::bits))));
+      if (!std::isfinite(x) || !std::isfinite(y)) x = y = 1.0f;  // specials are the cases above
     }
     cases.push_back(c);
   }
   for (std::size_t k = 0; k < cases.size(); ++k) {
     auto st = Acc::start();
-    auto ref = Acc::identity();
+    std::vector<double> terms;
     for (auto [x, y] : cases[k]) {
       Acc::add(st, Acc::product(x, y));
-      Acc::deposit(ref, double(x) * double(y));
+      terms.push_back(double(x) * double(y));
     }
-    auto p = Acc::partial(st);
-    Acc::carry(ref);
-    for (int d = 0; d < Acc::digits; ++d) ASSERT_EQ(p.limb[d], ref.limb[d]) << "case " << k << " digit " << d;
-    ASSERT_EQ(p.flags, ref.flags) << "case " << k;
+    expect_same_integer<Acc>(st, terms, "case " + std::to_string(k));
   }
+}
+
+// Products of fp32 and bf16 (squares and dot alike) go to two exact runs
+// split on a grid that follows a window of exponents (exact_sum.hpp,
+// Window). Against one deposit per term: terms at both edges of the window
+// and just outside, runs filled past their length with the terms that
+// stretch them most (the largest of P significant bits at the top, the
+// finest at the bottom, both signs), windows moved up by growing terms,
+// zeros, infinities and NaN, and random products over narrow and wide
+// exponent ranges.
+template <class F>
+void expect_window_runs_exact() {
+  using Acc = ExactSum<F, true>;
+  static_assert(Acc::window && std::is_same_v<Acc, ExactSum<F, true, false>>, "squares and dot alike");
+  static_assert(!Acc::template groups<8>, "the window is checked term by term");
+  constexpr int P = 2 * (F::man_bits + 1);
+  const double full = std::ldexp(std::ldexp(1.0, P) - 1.0, -(P - 1));  // P bits set, in [1, 2)
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  // The window after a first term 2^e0 spans exponents [lo, hi].
+  const int e0 = 3, hi = e0 + Acc::kHeadroom, lo = hi - Acc::kWindowWidth;
+  std::vector<std::vector<double>> cases = {
+      {-0.0, -0.0},
+      {-0.0, 0.0, -0.0},
+      {1.0, -0.0},
+      {1.0, inf, 2.0},
+      {1.0, inf, -inf},
+      {nan, 1.0},
+      {1.0, -1.0},
+      {std::ldexp(1.0, e0), std::ldexp(full, hi), std::ldexp(full, lo), -std::ldexp(full, lo)},
+      {std::ldexp(1.0, e0), std::ldexp(1.0, hi + 1), std::ldexp(full, lo - 1), std::ldexp(1.0, lo)},
+      {std::ldexp(1.0, e0), std::ldexp(full, lo - 1), std::ldexp(1.0, e0)}};
+  std::uint64_t s = 4243;
+  auto significand = [&] {  // P random bits, in [1, 2)
+    return std::ldexp(double((std::uint64_t(1) << (P - 1)) | (test::mix(s) >> (65 - P))), -(P - 1));
+  };
+  // Runs that stretch the split's two sums to 53 bits: the hi parts of terms
+  // at the window's top (random significands: a sum of 2^L of them needs
+  // every bit up to 2^(S + 53)), and the lo parts of terms just below half a
+  // grid step (each lo nearly 2^(S - 1)) with one term of the finest quantum,
+  // at the bottom, per run. One binade more at either edge rounds them.
+  const int S = lo - (Acc::kRunLog2 - 55 + P);
+  const double big_lo = lo >= S ? std::ldexp(1.0, lo) + std::ldexp(1.0, S - 1) - std::ldexp(1.0, lo - P + 1)
+                                : std::ldexp(1.0, S - 1) - std::ldexp(1.0, S - P);
+  for (double sign : {1.0, -1.0}) {
+    std::vector<double> tops = {std::ldexp(1.0, e0)}, los = tops, below = tops;
+    for (std::uint32_t i = 1; i < 3 * Acc::fast_every + 5; ++i) {
+      tops.push_back(sign * std::ldexp(significand(), hi));
+      los.push_back(sign * (i % Acc::fast_every == 0 ? std::ldexp(full, lo) : big_lo));
+      below.push_back(sign * (i % Acc::fast_every == 0 ? std::ldexp(full, lo - 1) : big_lo));
+    }
+    cases.push_back(tops);
+    cases.push_back(los);
+    cases.push_back(below);
+  }
+  std::vector<double> growing, shrinking;  // the window moves up with the terms; shrinking ones fall out of it
+  for (int e = -200; e <= 200; e += 3) growing.push_back(std::ldexp(full, e));
+  for (int e = 200; e >= -200; e -= 3) shrinking.push_back(std::ldexp(full, e));
+  cases.push_back(growing);
+  cases.push_back(shrinking);
+  const float big = float(F::max_finite()), tiny = float(F::min_subnormal());
+  cases.push_back({Acc::product(big, big), Acc::product(tiny, tiny), Acc::product(-big, big), Acc::product(tiny, big)});
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<double> c(1 + test::mix(s) % (trial % 10 == 0 ? 5000 : 1500));
+    const double span = trial % 3 == 0 ? 2.0 * F::emax : (trial % 3 == 1 ? 40.0 : 4.0);  // exponent range
+    auto r = [&] {  // a normal value of F
+      const double m = 1.0 + double(test::mix(s) % (1u << F::man_bits)) / double(1u << F::man_bits);
+      const int e = std::clamp(int(test::uniform01(s) * span - span / 2), F::emin, F::emax);
+      return float((test::mix(s) & 1 ? -1.0 : 1.0) * std::ldexp(m, e));
+    };
+    for (double& t : c) {
+      const float x = r(), y = trial % 2 ? x : r();
+      t = Acc::product(x, y);
+      ASSERT_EQ(t, double(x) * double(y));
+    }
+    cases.push_back(c);
+  }
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    auto st = Acc::start();
+    for (double t : cases[k]) Acc::add(st, t);
+    expect_same_integer<Acc>(st, cases[k], "case " + std::to_string(k));
+  }
+}
+
+TEST(ExactAccumulator, ProductWindowRunsAreExact) {
+  static_assert(ExactLayout<Fp32Format, true>::window && ExactLayout<Bf16Format, true>::window);
+  static_assert(!ExactLayout<Fp16Format, true, false>::window && !ExactLayout<Fp8E5M2Format, true, false>::window);
+  expect_window_runs_exact<Fp32Format>();
+  expect_window_runs_exact<Bf16Format>();
 }
 
 // Products of fp16 and fp8_e5m2 go to two exact runs, split on a grid
