@@ -386,7 +386,8 @@ template <class F>
 void expect_window_runs_exact() {
   using Acc = ExactSum<F, true>;
   static_assert(Acc::window && std::is_same_v<Acc, ExactSum<F, true, false>>, "squares and dot alike");
-  static_assert(!Acc::template groups<8>, "the window is checked term by term");
+  constexpr int W = 8;
+  static_assert(Acc::template groups<W> && !Acc::template groups<2 * W>, "groups of up to 8 terms");
   constexpr int P = 2 * (F::man_bits + 1);
   const double full = std::ldexp(std::ldexp(1.0, P) - 1.0, -(P - 1));  // P bits set, in [1, 2)
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
@@ -449,9 +450,17 @@ void expect_window_runs_exact() {
     cases.push_back(c);
   }
   for (std::size_t k = 0; k < cases.size(); ++k) {
-    auto st = Acc::start();
-    for (double t : cases[k]) Acc::add(st, t);
-    expect_same_integer<Acc>(st, cases[k], "case " + std::to_string(k));
+    auto one = Acc::start(), g = Acc::start();
+    const auto& c = cases[k];
+    for (double t : c) Acc::add(one, t);
+    expect_same_integer<Acc>(one, c, "case " + std::to_string(k) + ", term by term");
+    // In groups of W after an odd start, so that groups straddle the runs'
+    // ends and the window's moves.
+    std::size_t i = 0;
+    for (; i < std::min<std::size_t>(c.size(), 3); ++i) Acc::add(g, c[i]);
+    for (; i + W <= c.size(); i += W) Acc::template add_group<W>(g, &c[i]);
+    for (; i < c.size(); ++i) Acc::add(g, c[i]);
+    expect_same_integer<Acc>(g, c, "case " + std::to_string(k) + ", in groups");
   }
 }
 
