@@ -335,11 +335,17 @@ struct ExactMomentsReducer {
     A1::add(st.s1, A1::term(x));
     A2::add(st.s2, A2::product(x, x));
   }
+  // Groups where either sum takes them (fp32: only the squares' window).
   template <int W>
-  static constexpr bool adds_groups = A1::template groups<W>;
+  static constexpr bool adds_groups = A1::template groups<W> || A2::template groups<W>;
   template <int W>
   ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
-    A1::template add_group<W>(st.s1, x);
+    if constexpr (A1::template groups<W>) {
+      A1::template add_group<W>(st.s1, x);
+    } else {
+      ULPSCOPE_UNROLL
+      for (int j = 0; j < W; ++j) A1::add(st.s1, A1::term(x[j]));
+    }
     if constexpr (A2::template groups<W>) {
       add_product_group<A2, W>(st.s2, x, x);
     } else {

@@ -49,6 +49,28 @@ inline constexpr bool widens_bf16_by_words = true;
 template <class Acc, TermKind K>
 inline constexpr bool widens_bf16_by_words<SumReducer<Acc, K>> = !is_exact_sum<Acc>::value;
 
+// Vectors a thread asks L2 to prefetch ahead of its loads, in groups of
+// loads (0: none). Kernels whose exact state takes 128 registers hold 2
+// blocks of 256 threads per SM, too few loads in flight to cover DRAM's
+// latency; a prefetch costs no register.
+#ifndef ULPSCOPE_PREFETCH_GROUPS
+#define ULPSCOPE_PREFETCH_GROUPS 0
+#endif
+template <class R>
+inline constexpr int kPrefetchGroups = 0;
+template <class Acc, TermKind K>
+inline constexpr int kPrefetchGroups<SumReducer<Acc, K>> = [] {
+  if constexpr (requires { Acc::window; }) return Acc::window ? ULPSCOPE_PREFETCH_GROUPS : 0;
+  else return 0;
+}();
+template <class F>
+inline constexpr int kPrefetchGroups<ExactMomentsReducer<F>> = ULPSCOPE_PREFETCH_GROUPS;
+
+template <class Elem>
+__device__ __forceinline__ void prefetch_vector(const Elem* base, std::int64_t v) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(reinterpret_cast<const uint4*>(base) + v));
+}
+
 template <class R>
 __device__ __forceinline__ typename R::Params params_at(const typename R::Params* p, std::int64_t i) {
   return p ? p[i] : typename R::Params{};
@@ -126,6 +148,16 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
     // carries; count stays a multiple of each group), then one at a time.
     std::int64_t v = g;
     auto add_loads = [&]<int N>(std::integral_constant<int, N>) {
+      if constexpr (kPrefetchGroups<R> > 0) {
+#pragma unroll
+        for (int u = 0; u < N; ++u) {
+          const std::int64_t ahead = v + (kPrefetchGroups<R> * N + u) * o.threads;
+          if (ahead < nv) {
+            prefetch_vector(x, ahead);
+            if constexpr (Y) prefetch_vector(y, ahead);
+          }
+        }
+      }
       Vector<Elem> xs[N], ys[N];
 #pragma unroll
       for (int u = 0; u < N; ++u) {
