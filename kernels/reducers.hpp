@@ -317,7 +317,7 @@ struct MomentsReducer {
 template <class F>
 struct ExactMomentsReducer {
   using A1 = ExactSum<F, false>;
-  using A2 = ExactSum<F, true>;
+  using A2 = ExactSum<F, true, true, !std::is_same_v<F, Bf16Format>>;  // bf16: no window (ExactLayout)
   using value_t = double;
   struct State {
     typename A1::State s1;
