@@ -130,7 +130,13 @@ def main():
             changed += 1
             before = row(base[mangled]) if mangled in base else "   (new)" + " " * 19
             print(f"{before}  ->  {row(head[mangled])}  {name[:160]}")
-        print(f"{changed} of {sum(1 for n in names.values() if pattern.search(n))} kernels changed since {a.base}"
+        # Kernels whose names changed (a template argument added) show as new
+        # here and as gone there: list the gone ones so both sides are seen.
+        gone = {m: n for m, n in demangle(sorted(m for m in base if m not in head)).items() if pattern.search(n)}
+        for mangled, name in sorted(gone.items(), key=lambda kv: kv[1]):
+            print(f"{row(base[mangled])}  ->  {'(gone)':>26}  {name[:160]}")
+        print(f"{changed} of {sum(1 for n in names.values() if pattern.search(n))} kernels changed since {a.base},"
+              f" {len(gone)} gone"
               f" (columns: {header.split('  kernel')[0]})")
 
 

@@ -42,8 +42,9 @@
 //   and multiples of 2^(e - P + 1) >= 2^(S + L - 54), to at most
 //   2^(S + L - 1). A term above the window spills the runs and moves the
 //   window up to it (the largest terms set it); one below it, a zero, an
-//   infinity or NaN goes to the integer alone. Four additions and an integer
-//   compare a term, instead of TwoSum's six additions and the checked add.
+//   infinity or NaN goes to the integer alone. Five additions and an integer
+//   compare a term, instead of TwoSum's six additions and the checked add of
+//   its error (three more and two compares).
 #include <cstdint>
 
 #include "formats/binary_format.hpp"
