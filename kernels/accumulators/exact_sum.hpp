@@ -208,11 +208,17 @@ struct ExactSumOf {
     st.err = rn::add(st.err, rn::sub(t, hi));
   }
 
+  // Window: t's biased exponent field, and whether it lies in the window.
+  ULPSCOPE_HD static int exponent_field(double t) { return int(detail::double_bits(t) >> 52) & 0x7FF; }
+  ULPSCOPE_HD static bool in_window(const State& st, int field) {
+    return unsigned(field - st.win_lo) <= unsigned(kWindowWidth);
+  }
+
   // Window: t into the runs when its exponent is in the window, else into the
   // integer, or the runs spilled and the window moved up to t.
   ULPSCOPE_HD static void add_windowed(State& st, double t) {
-    const int field = int(detail::double_bits(t) >> 52) & 0x7FF;
-    if (unsigned(field - st.win_lo) > unsigned(kWindowWidth)) {
+    const int field = exponent_field(t);
+    if (!in_window(st, field)) {
       if (field == 0 || field == 0x7FF || field < st.win_lo) return spill(st, t);  // zeros, inf, NaN, small
       if (st.run_terms > 0) spill_run(st);
       st.win_lo = field + kHeadroom - kWindowWidth;
@@ -292,9 +298,7 @@ struct ExactSumOf {
       // Every term in the window and room in the run: the split alone.
       bool inside = st.run_terms <= FastEvery - W;
       ULPSCOPE_UNROLL
-      for (int j = 0; j < W; ++j)
-        inside = inside && unsigned((int(detail::double_bits(x[j]) >> 52) & 0x7FF) - st.win_lo) <=
-                               unsigned(kWindowWidth);
+      for (int j = 0; j < W; ++j) inside = inside && in_window(st, exponent_field(x[j]));
       if (inside) {
         ULPSCOPE_UNROLL
         for (int j = 0; j < W; ++j) add_split(st, x[j]);
