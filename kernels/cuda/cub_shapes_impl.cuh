@@ -25,6 +25,7 @@
 
 #include "kernels/cuda/cub_calls.hpp"
 #include "kernels/cuda/device_problem.hpp"
+#include "kernels/index_divider.hpp"
 
 namespace ulpscope::cub_shapes {
 
@@ -87,17 +88,23 @@ struct pair_product {
 };
 
 // Row-wise ops: element k of the segmented sequence, reduction r = k / length,
-// position j = k % length, read from row r (inner) or column r (outer).
+// position j = k % length, read from row r (inner: k itself) or column r
+// (outer), divided through length's reciprocal (index_divider.hpp).
 template <class In, class Acc>
 struct segment_element {
   const In* x;
   const In* y;  // dot only
-  std::int64_t cols, length;
+  std::int64_t cols;
+  IndexDivider length;
   bool outer;
   Map map;
   __host__ __device__ Acc operator()(std::int64_t k) const {
-    const std::int64_t r = k / length, j = k % length;
-    const std::int64_t at = outer ? j * cols + r : r * cols + j;
+    std::int64_t at = k;
+    if (outer) {
+      std::int64_t j;
+      const std::int64_t r = length.quotient(k, j);
+      at = j * cols + r;
+    }
     if (y != nullptr) return mul_rn(widen<Acc>(x[at]), widen<Acc>(y[at]));
     return element_map<In, Acc>{map}(x[at]);
   }
@@ -179,9 +186,10 @@ cudaError_t reduce_segments(void* temp, std::size_t& temp_bytes, const DevicePro
                             cudaStream_t stream) {
   const Plan plan = plan_of(op);
   const std::int64_t length = p.length();
+  if (p.elements() >= (std::int64_t(1) << 52)) return cudaErrorInvalidValue;  // IndexDivider's domain
   const segment_element<In, Acc> element{static_cast<const In*>(p.x),
                                          plan.product ? static_cast<const In*>(p.y) : nullptr,
-                                         p.cols, length, p.axis == Axis::outer, plan.map};
+                                         p.cols, IndexDivider::of(length), p.axis == Axis::outer, plan.map};
   const auto values = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), element);
   const auto begins =
       thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), segment_begin{length});
