@@ -515,12 +515,12 @@ struct ExactSumOf {
   ULPSCOPE_HD static double round_sqrt(const Partial& p, OutFormat f, bool below = false) {
     const double nan = detail::double_from_bits(0x7FF8000000000000ull);
     if (p.flags & (kNan | kNegInf)) return nan;  // also +inf and -inf together
-    if (p.flags & kPosInf) return round(p, f);
+    if (p.flags & kPosInf) return detail::double_from_bits(0x7FF0000000000000ull);  // its own root
     Partial a = p;
     const bool neg = carried_magnitude(a);
     int top = Digits - 1;
     while (top >= 0 && a.limb[top] == 0) --top;
-    if (top < 0) return round(p, f);  // +-0: its own root (below is false: round_rms)
+    if (top < 0) return (p.flags & kNotMinusZero) ? 0.0 : -0.0;  // +-0: its own root (below is false: round_rms)
     if (neg) return nan;              // the root of a negative value
     const int bits = 32 * top + bit_width(std::uint64_t(a.limb[top]));  // M < 2^bits
     int s = bits - 126;              // T = floor(M / 2^s), 126 bits
@@ -644,8 +644,8 @@ struct ExactSumOf {
     using Wide = ExactSumOf<Low - 256, Digits + 9, 0>;
     const int at = e_exp - (Low - 256);  // n * e_man's bit offset on Wide's grid
     if (e_man != 0 && (at < 0 || at + 116 > 32 * (Digits + 8))) return false;
-    if (p.flags & (kNan | kPosInf | kNegInf)) {
-      out = round_sqrt(p, f);
+    if (p.flags & (kNan | kPosInf | kNegInf)) {  // round_sqrt's answers, without a copy of it
+      out = detail::double_from_bits((p.flags & (kNan | kNegInf)) ? 0x7FF8000000000000ull : 0x7FF0000000000000ull);
       return true;
     }
     Partial a = p;

@@ -749,6 +749,52 @@ TEST(ExactModel, MeanDividesCountsOnBothSidesOf2To32) {
   }
 }
 
+// The exact root's special cases, answered without rounding the integer
+// (round_sqrt, round_rms): sqrt(+0) = +0, sqrt(-0) = -0 (the empty sum),
+// sqrt(+inf) = +inf, sqrt(-inf) and sqrt(NaN) NaN, inf - inf NaN (IEEE 754,
+// squareRoot); rms of an infinite or NaN sum is its root.
+template <class X>
+void expect_special_roots() {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case {
+    std::vector<double> terms;
+    double want;
+  };
+  const std::vector<Case> cases = {
+      {{}, -0.0},         {{0.0}, 0.0},        {{-0.0, 0.0}, 0.0}, {{inf}, inf},       {{4.0, inf}, inf},
+      {{-inf}, nan},      {{nan}, nan},        {{inf, -inf}, nan}, {{inf, nan}, nan},  {{4.0}, 2.0},
+  };
+  for (const Case& c : cases) {
+    auto st = X::start();
+    for (double t : c.terms) X::add(st, t);
+    const auto p = X::partial(st);
+    for (Dtype out : {Dtype::fp64, Dtype::fp32, Dtype::fp16}) {
+      SCOPED_TRACE(std::to_string(c.terms.size()) + " terms, want " + std::to_string(c.want) + " in " +
+                   std::string(to_string(out)));
+      const double got = X::round_sqrt(p, out_format(out));
+      if (std::isnan(c.want)) {
+        EXPECT_TRUE(std::isnan(got));
+      } else {
+        EXPECT_EQ(got, c.want);
+        EXPECT_EQ(std::signbit(got), std::signbit(c.want));
+      }
+      if (std::isinf(c.want) || std::isnan(c.want)) {
+        double rms = 0.0;
+        ASSERT_TRUE(X::round_rms(p, 3, 1e-6, out_format(out), rms));
+        if (std::isnan(c.want)) EXPECT_TRUE(std::isnan(rms));
+        else EXPECT_EQ(rms, c.want);
+      }
+    }
+  }
+}
+
+TEST(ExactModel, RootsOfSpecialSums) {
+  expect_special_roots<ExactSum<Fp32Format, true>>();  // the window
+  expect_special_roots<ExactSum<Bf16Format, true>>();
+  expect_special_roots<ExactSum<Fp16Format, true>>();  // split runs
+  expect_special_roots<ExactSum<Fp8E5M2Format, true>>();
+}
+
 // merge must keep limbs bounded (it carries after every merge): partials with
 // uncarried limbs just below 2^61, merged again and again (eight such merges
 // overflow a 64-bit limb if nothing carries), keep the value.
