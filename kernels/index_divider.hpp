@@ -1,9 +1,9 @@
 #pragma once
 // q = k / d and r = k % d for an element index k in [0, 2^52) and a divisor d
 // >= 1 fixed for a launch, without a 64-bit integer division: the GPU has no
-// divide instruction, and nvcc expands each into about a hundred (inlined at
-// every element of CUB's unrolled loads, they were 80% of the segmented cub
-// shapes' code and most of their build time). The estimate e = RN(k * RN(1/d))
+// integer divide instruction, and nvcc expands each into a long sequence
+// (inlined at every element of CUB's unrolled loads, they were 80% of the
+// segmented cub shapes' code and most of their build time). The estimate e = RN(k * RN(1/d))
 // (k is exact in double) carries two roundings of relative size 2^-53, so
 // |e - k/d| <= (k/d) (2^-52 + 2^-106) < 1/d for k < 2^52: e stays below the
 // next multiple's quotient q + 1 (k/d is at most q + 1 - 1/d), and its floor
