@@ -441,6 +441,8 @@ struct ExactSumOf {
     // RN_F of the value (round_bits), or the special value itself.
     ULPSCOPE_HD double in(OutFormat f) const { return special ? value : round_bits(w, e, sticky, neg, f); }
   };
+  // The sum's zero from its flags: -0 only where no term (or only -0) was added.
+  ULPSCOPE_HD static double signed_zero(std::uint32_t flags) { return (flags & kNotMinusZero) ? 0.0 : -0.0; }
   ULPSCOPE_HD static Leading leading(const Partial& p, Partial& a) {
     const double inf = detail::double_from_bits(0x7FF0000000000000ull);
     const bool pinf = p.flags & kPosInf, ninf = p.flags & kNegInf;
@@ -452,7 +454,7 @@ struct ExactSumOf {
     a = p;
     l.neg = carried_magnitude(a);
     if (!leading_bits(a, l.w, l.e, l.sticky)) {
-      l.value = (p.flags & kNotMinusZero) ? 0.0 : -0.0;
+      l.value = signed_zero(p.flags);
       return l;
     }
     l.special = false;
@@ -505,6 +507,12 @@ struct ExactSumOf {
     return neg ? -v : v;
   }
 
+  // The root of a sum holding an infinity or NaN (flags has one of them):
+  // +inf for +inf alone, else NaN (NaN, -inf, inf - inf).
+  ULPSCOPE_HD static double root_of_nonfinite(std::uint32_t flags) {
+    return detail::double_from_bits((flags & (kNan | kNegInf)) ? 0x7FF8000000000000ull : 0x7FF0000000000000ull);
+  }
+
   // RN_F(sqrt(value)) (the exact norm2): the integer's top 125-126 bits T,
   // aligned so that the exponent left over is even, and r = floor(sqrt(T))
   // (a double's estimate, corrected in 128-bit integers) is floor(sqrt) of the
@@ -514,13 +522,12 @@ struct ExactSumOf {
   // last bit, and round_bits rounds once.
   ULPSCOPE_HD static double round_sqrt(const Partial& p, OutFormat f, bool below = false) {
     const double nan = detail::double_from_bits(0x7FF8000000000000ull);
-    if (p.flags & (kNan | kNegInf)) return nan;  // also +inf and -inf together
-    if (p.flags & kPosInf) return detail::double_from_bits(0x7FF0000000000000ull);  // its own root
+    if (p.flags & (kNan | kPosInf | kNegInf)) return root_of_nonfinite(p.flags);
     Partial a = p;
     const bool neg = carried_magnitude(a);
     int top = Digits - 1;
     while (top >= 0 && a.limb[top] == 0) --top;
-    if (top < 0) return (p.flags & kNotMinusZero) ? 0.0 : -0.0;  // +-0: its own root (below is false: round_rms)
+    if (top < 0) return signed_zero(p.flags);  // +-0: its own root (below is false: round_rms)
     if (neg) return nan;              // the root of a negative value
     const int bits = 32 * top + bit_width(std::uint64_t(a.limb[top]));  // M < 2^bits
     int s = bits - 126;              // T = floor(M / 2^s), 126 bits
@@ -644,8 +651,8 @@ struct ExactSumOf {
     using Wide = ExactSumOf<Low - 256, Digits + 9, 0>;
     const int at = e_exp - (Low - 256);  // n * e_man's bit offset on Wide's grid
     if (e_man != 0 && (at < 0 || at + 116 > 32 * (Digits + 8))) return false;
-    if (p.flags & (kNan | kPosInf | kNegInf)) {  // round_sqrt's answers, without a copy of it
-      out = detail::double_from_bits((p.flags & (kNan | kNegInf)) ? 0x7FF8000000000000ull : 0x7FF0000000000000ull);
+    if (p.flags & (kNan | kPosInf | kNegInf)) {
+      out = root_of_nonfinite(p.flags);
       return true;
     }
     Partial a = p;
