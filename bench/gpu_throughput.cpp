@@ -119,12 +119,15 @@ int run(int argc, char** argv) {
   std::int64_t cols = 0;
   int blocks = 0, threads = 256;
   std::string ops_arg = "sum", shapes_arg = "tree,atomic,cub,cub_deterministic", axis_arg = "inner", json_path,
-              csv_path;
+              csv_path, dtypes_arg, accs_arg;
   app.add_option("--n", n, "elements per array (default 2^28)")->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
   app.add_option("--warmup", warmup, "untimed launches first")->check(CLI::Range(0, 1000));
   app.add_option("--reps", reps, "timed launches (the median is reported)")->check(CLI::Range(1, 10000));
   app.add_option("--ops", ops_arg, "comma-separated ops (" + names_of(kOpNames) + ")");
   app.add_option("--shapes", shapes_arg, "comma-separated GPU shapes");
+  app.add_option("--dtypes", dtypes_arg, "comma-separated input formats (default: all five)");
+  app.add_option("--accumulators", accs_arg, "comma-separated accumulators (" + names_of(kAccumulatorNames) +
+                                                 "; default: all)");
   app.add_option("--cols", cols, "row length: reduce [n / cols, cols] along --axis (default: the whole array)")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
   app.add_option("--axis", axis_arg, "with --cols: inner (each row) or outer (each column)")
@@ -147,9 +150,23 @@ int run(int argc, char** argv) {
   }
   std::vector<Op> ops;
   std::vector<Shape> shapes;
+  std::vector<Dtype> dtypes(kInputDtypes.begin(), kInputDtypes.end());
+  std::vector<Accumulator> accs;
+  for (const auto& [acc, acc_name] : kAccumulatorNames) accs.push_back(acc);
   try {
     ops = parse_list<Op>(ops_arg, [](const std::string& s) { return parse_name(kOpNames, s, "ops"); });
     shapes = parse_list<Shape>(shapes_arg, [](const std::string& s) { return parse_name(kShapeNames, s, "shapes"); });
+    if (!dtypes_arg.empty())
+      dtypes = parse_list<Dtype>(dtypes_arg, [](const std::string& s) {
+        const auto d = parse_dtype(s);
+        if (!d || std::find(kInputDtypes.begin(), kInputDtypes.end(), *d) == kInputDtypes.end())
+          throw CLI::ValidationError("--dtypes", "not an input format: '" + s + "'");
+        return *d;
+      });
+    if (!accs_arg.empty())
+      accs = parse_list<Accumulator>(accs_arg, [](const std::string& s) {
+        return parse_name(kAccumulatorNames, s, "accumulators");
+      });
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // --help, or one line about the bad flag
   }
@@ -188,12 +205,11 @@ int run(int argc, char** argv) {
 
   std::vector<Row> rows;
   for (Op op : ops) {
-    for (Dtype in : kInputDtypes) {
+    for (Dtype in : dtypes) {
       // One upload per format and op; every shape and accumulator reads it.
       std::vector<Row> pending;
       for (Shape shape : shapes)
-        for (const auto& [acc, acc_name] : kAccumulatorNames) {
-          (void)acc_name;
+        for (Accumulator acc : accs) {
           Row r{shape, op, in, acc, std::nullopt};
           const KernelSpec spec{op, in, default_out_dtype(in), acc, shape};
           if (auto why = GpuBackend::unavailable(spec, axis)) r.status = "unavailable: " + *why;

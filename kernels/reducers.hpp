@@ -80,8 +80,8 @@ template <class Acc>
 struct is_exact_sum {
   static constexpr bool value = false;
 };
-template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, bool S, int WB>
-struct is_exact_sum<ExactSumOf<L, D, F, T, M, TL, FP, S, WB>> {
+template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, bool S, int WB, bool LO>
+struct is_exact_sum<ExactSumOf<L, D, F, T, M, TL, FP, S, WB, LO>> {
   static constexpr bool value = true;
 };
 
@@ -92,9 +92,9 @@ template <class Acc, int W>
 struct acc_groups {
   static constexpr bool value = false;
 };
-template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, bool S, int WB, int W>
-struct acc_groups<ExactSumOf<L, D, F, T, M, TL, FP, S, WB>, W> {
-  static constexpr bool value = ExactSumOf<L, D, F, T, M, TL, FP, S, WB>::template groups<W>;
+template <int L, int D, std::uint32_t F, int T, int M, bool TL, bool FP, bool S, int WB, bool LO, int W>
+struct acc_groups<ExactSumOf<L, D, F, T, M, TL, FP, S, WB, LO>, W> {
+  static constexpr bool value = ExactSumOf<L, D, F, T, M, TL, FP, S, WB, LO>::template groups<W>;
 };
 template <int Levels, int W>
 struct acc_groups<PairwiseSumOf<Levels>, W> {
@@ -147,6 +147,12 @@ struct SumReducer {
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return Acc::partial(st); }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
+  // Exact sums whose digits live outside the state (exact_sum.hpp).
+  static constexpr int limbs_outside = [] {
+    if constexpr (requires { Acc::limbs_outside; }) return Acc::limbs_outside;
+    else return 0;
+  }();
+  ULPSCOPE_HD static void place_limbs(State& st, std::int64_t* limbs) { Acc::place_limbs(st, limbs); }
   ULPSCOPE_HD static Finished finish(const Partial& p, const FinishArgs& a, const Params&) {
     Finished f{};
     using T = typename Acc::value_t;
@@ -310,26 +316,38 @@ struct MomentsReducer {
   }
 };
 
+// S1's and S2's partials, one type for both homes of their digits.
+template <class P1, class P2>
+struct ExactMomentsPartial {
+  P1 p1;
+  P2 p2;
+};
+
 // mean_var, exact: S1 = sum x and S2 = sum x^2 as exact integers (S2 on the
 // grid of the squares); the mean rounds once from S1 / n, the variance once
 // from (n S2 - S1^2) / n^2 (exact_moments.hpp). Each sum is exact, so any
 // grouping of the terms gives the same bits.
-template <class F>
+// LimbsOutside: both sums' digits in memory the caller places (exact_sum.hpp).
+template <class F, bool LimbsOutside = false>
 struct ExactMomentsReducer {
-  using A1 = ExactSum<F, false>;
-  using A2 = ExactSum<F, true, true, !std::is_same_v<F, Bf16Format>>;  // bf16: no window (ExactLayout)
+  using In = ExactSum<F, false>;
+  using Sq = ExactSum<F, true, true, !std::is_same_v<F, Bf16Format>>;  // bf16: no window (ExactLayout)
+  using A1 = std::conditional_t<LimbsOutside, typename In::WithLimbsOutside, In>;
+  using A2 = std::conditional_t<LimbsOutside, typename Sq::WithLimbsOutside, Sq>;
   using value_t = double;
   struct State {
     typename A1::State s1;
     typename A2::State s2;
   };
-  struct Partial {
-    typename A1::Partial p1;
-    typename A2::Partial p2;
-  };
+  using Partial = ExactMomentsPartial<typename A1::Partial, typename A2::Partial>;
   using Params = NoParams;
   static constexpr int passes = 1;
+  static constexpr int limbs_outside = A1::limbs_outside + A2::limbs_outside;
   ULPSCOPE_HD static State start() { return {A1::start(), A2::start()}; }
+  ULPSCOPE_HD static void place_limbs(State& st, std::int64_t* limbs) {
+    A1::place_limbs(st.s1, limbs);
+    A2::place_limbs(st.s2, limbs + A1::limbs_outside);
+  }
   ULPSCOPE_HD static Partial identity() { return {A1::identity(), A2::identity()}; }
   ULPSCOPE_HD static void add(State& st, float x, float, const Params&) {
     A1::add(st.s1, A1::term(x));

@@ -45,7 +45,17 @@
 //   infinity or NaN goes to the integer alone. Five additions and an integer
 //   compare a term, instead of TwoSum's six additions and the checked add of
 //   its error (three more and two compares).
+//
+// Where the digits live while a thread adds (LimbsOutside): in the state, as
+// registers on the GPU, or in memory the caller places (place_limbs; the
+// GPU's first pass gives each thread a slice of shared memory). Only the
+// rare spills touch them, yet in registers they cost two each (42 for the
+// squares of bf16), and the widest first passes took 128 (2 blocks of 256
+// threads per SM; ncu on the H100: 25% occupancy, DRAM 33-69% busy while
+// issue slots were 45-60% busy). The integer is the same either way: the CPU
+// models keep it in the state.
 #include <cstdint>
+#include <type_traits>
 
 #include "formats/binary_format.hpp"
 #include "formats/host_device.hpp"
@@ -59,6 +69,15 @@ namespace ulpscope {
 // quantum 2^low and the top 2^top (the note at the top).
 constexpr int split_grid(int top, int low) { return (top + low) >> 1; }
 
+// A long integer: sum_k limb[k] 2^(32 k) units, and the flags of the
+// non-finite terms (ExactSumOf's kNan, ...). One type per digit count, so that
+// both homes of the digits (LimbsOutside) give the same partial.
+template <int Digits>
+struct LongInteger {
+  std::int64_t limb[Digits];
+  std::uint32_t flags;
+};
+
 // Low: exponent of the least significant digit; Digits: how many 32-bit
 // digits; FastEvery: terms per exact double run before spilling (0: checked
 // additions); Top: every term is below 2^Top; ManBits: the input format's
@@ -68,7 +87,7 @@ constexpr int split_grid(int top, int low) { return (top + low) >> 1; }
 // exact runs (the note at the top); WindowBits: the split's grid follows a
 // window for terms of that many significant bits (0: a fixed grid).
 template <int Low, int Digits, std::uint32_t FastEvery, int Top = 0, int ManBits = -1, bool TwoLevel = false,
-          bool FloatProducts = false, bool Split = false, int WindowBits = 0>
+          bool FloatProducts = false, bool Split = false, int WindowBits = 0, bool LimbsOutside = false>
 struct ExactSumOf {
   using term_t = double;
   using value_t = double;
@@ -93,12 +112,17 @@ struct ExactSumOf {
   // a term of the format moved: its fields stay within (0, 0x7FF).
   static_assert(!window || (Low + 1023 - kWindowWidth > 0 && Top + kHeadroom + 1023 < 0x7FF));
 
-  struct Partial {
-    std::int64_t limb[Digits];
+  using Partial = LongInteger<Digits>;
+  // LimbsOutside: the digits at limb[0 .. Digits - 1] (place_limbs), the flags here.
+  struct Outside {
+    std::int64_t* limb;
     std::uint32_t flags;
   };
+  using WithLimbsOutside =
+      ExactSumOf<Low, Digits, FastEvery, Top, ManBits, TwoLevel, FloatProducts, Split, WindowBits, true>;
+  static constexpr int limbs_outside = LimbsOutside ? Digits : 0;
   struct State {
-    Partial acc;
+    std::conditional_t<LimbsOutside, Outside, Partial> acc;
     double run;
     std::uint32_t run_terms;
     std::uint32_t since_carry;
@@ -114,7 +138,16 @@ struct ExactSumOf {
     return p;
   }
   // Window: win_lo far below any field, so that the first term moves it.
-  ULPSCOPE_HD static State start() { return {identity(), -0.0, 0u, 0u, -0.0, 0.0, -(1 << 20)}; }
+  ULPSCOPE_HD static State start() {
+    if constexpr (LimbsOutside) return {{nullptr, 0u}, -0.0, 0u, 0u, -0.0, 0.0, -(1 << 20)};
+    else return {identity(), -0.0, 0u, 0u, -0.0, 0.0, -(1 << 20)};
+  }
+  // LimbsOutside: the state's digits at limbs[0 .. Digits - 1], zeroed here.
+  ULPSCOPE_HD static void place_limbs(State& st, std::int64_t* limbs) {
+    static_assert(LimbsOutside);
+    for (int k = 0; k < Digits; ++k) limbs[k] = 0;
+    st.acc.limb = limbs;
+  }
   ULPSCOPE_HD static term_t term(float x) { return x; }
   ULPSCOPE_HD static term_t product(float x, float y) {
     if constexpr (FloatProducts) return double(rn::mul(x, y));  // exact: ExactLayout
@@ -123,19 +156,28 @@ struct ExactSumOf {
 
   // Propagate carries: every digit but the top one into [0, 2^32); the top
   // one keeps the sign (a two's complement number with a wide top digit).
-  ULPSCOPE_HD static void carry(Partial& p) {
+  // limb: a Partial's array or the pointer to the digits outside.
+  template <class Limbs>
+  ULPSCOPE_HD static void carry_limbs(Limbs& limb) {
     std::int64_t c = 0;
     ULPSCOPE_UNROLL
     for (int i = 0; i < Digits - 1; ++i) {
-      const std::int64_t v = p.limb[i] + c;
-      p.limb[i] = v & 0xFFFFFFFFll;
+      const std::int64_t v = limb[i] + c;
+      limb[i] = v & 0xFFFFFFFFll;
       c = v >> 32;  // arithmetic shift: floor division
     }
-    p.limb[Digits - 1] += c;
+    limb[Digits - 1] += c;
   }
+  ULPSCOPE_HD static void carry(Partial& p) { carry_limbs(p.limb); }
+  ULPSCOPE_HD static void carry(Outside& p) { carry_limbs(p.limb); }
 
-  // Add one exact double; non-finite values are remembered as flags.
-  ULPSCOPE_HD static void deposit(Partial& p, double t) {
+  // Add one exact double; non-finite values are remembered as flags. p is
+  // a Partial (the digits in registers on the GPU) or Outside (in memory).
+  // One function for both, so that the register path compiles as before: the
+  // decomposition moved into a helper took the fp32 sum's first pass from 64
+  // to 94 registers (ptxas, sm_90).
+  template <class P>
+  ULPSCOPE_HD static void deposit(P& p, double t) {
     const std::uint64_t u = detail::double_bits(t);
     const std::uint32_t field = std::uint32_t(u >> 52) & 0x7FFu;
     const bool neg = (u >> 63) != 0;
@@ -152,14 +194,24 @@ struct ExactSumOf {
     const std::int64_t lo = std::int64_t((m << s) & 0xFFFFFFFFull);
     const std::int64_t mid = std::int64_t((m >> (32 - s)) & 0xFFFFFFFFull);
     const std::int64_t hi = s ? std::int64_t(m >> (64 - s)) : 0;
-    // Predicated over all digits rather than indexed, so the limbs stay in
-    // registers on the GPU.
+    if constexpr (std::is_same_v<P, Outside>) {
+      // In memory: three indexed additions. What is deposited stays below
+      // 2^(Top + 64) (terms below 2^Top, runs of at most 2^30 of them, a
+      // window's run below 2^(Top + kHeadroom + 10)), where i + 2 < Digits.
+      static_assert(32 * (Digits - 2) > Top + 63 - Low, "a value below 2^(Top + 64) has i + 2 < Digits");
+      p.limb[i] += neg ? -lo : lo;
+      p.limb[i + 1] += neg ? -mid : mid;
+      p.limb[i + 2] += neg ? -hi : hi;
+    } else {
+      // Predicated over all digits rather than indexed, so the limbs stay in
+      // registers on the GPU.
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-    for (int k = 0; k < Digits; ++k) {
-      const std::int64_t d = k == i ? lo : (k == i + 1 ? mid : (k == i + 2 ? hi : 0));
-      p.limb[k] = neg ? p.limb[k] - d : p.limb[k] + d;
+      for (int k = 0; k < Digits; ++k) {
+        const std::int64_t d = k == i ? lo : (k == i + 1 ? mid : (k == i + 2 ? hi : 0));
+        p.limb[k] = neg ? p.limb[k] - d : p.limb[k] + d;
+      }
     }
   }
 
@@ -359,8 +411,15 @@ struct ExactSumOf {
       deposit(s.acc, s.run);  // -0 (nothing added) is a no-op
       deposit(s.acc, s.err);
     }
-    carry(s.acc);
-    return s.acc;
+    Partial p;
+    if constexpr (LimbsOutside) {
+      for (int k = 0; k < Digits; ++k) p.limb[k] = s.acc.limb[k];
+      p.flags = s.acc.flags;
+    } else {
+      p = s.acc;
+    }
+    carry(p);
+    return p;
   }
 
   // Carried after every merge: a lazy carry (only once a limb reaches 2^61)

@@ -64,8 +64,71 @@ inline constexpr int kPrefetchGroups<SumReducer<Acc, TermKind::square>> = [] {
   if constexpr (requires { Acc::window; }) return Acc::window ? 2 : 0;
   else return 0;
 }();
+// mean_var with its digits in shared memory (kLimbsRegisters, below): none,
+// 4 blocks per SM are resident (e4m3 0.735 -> 0.723 with 2 groups ahead, fp16
+// 0.819 -> 0.820).
+template <class F, bool LimbsOutside>
+inline constexpr int kPrefetchGroups<ExactMomentsReducer<F, LimbsOutside>> = LimbsOutside ? 0 : 2;
+
+// Where an exact first pass keeps each thread's digits (exact_sum.hpp,
+// LimbsOutside), per term kind and input format F: 0, in registers (the
+// state); else in a slice of shared memory, the kernel held to that many
+// registers (__maxnreg__), with default_blocks_per_sm (kernels/model.cpp) at
+// the blocks of 256 that fit. The same integer either way. Measured on the
+// H100 (2^28, fraction of cub Sum fp32; registers, then shared memory with 80
+// registers and 3 blocks per SM, then with 64 and 4): dot fp32 0.953 / 0.988
+// / 0.966, bf16 0.890 / 0.945 / 0.650, e4m3 0.953 / 0.959 / 0.901, e5m2 0.675
+// / 0.719 / 0.688, fp16 0.966 / 0.925 / 0.968; sumsq bf16 (window products)
+// 0.710 / 0.814 / 0.474, fp32 0.895 / 0.885 / 0.867; sum bf16 0.906 / 0.880 /
+// 0.917; mean_var fp16 0.777 / 0.777 / 0.818, e4m3 0.663 / 0.695 / 0.730,
+// e5m2 0.402 / 0.423 / 0.432, fp32 0.662 / 0.467 / 0.532, bf16 0.311 / 0.232
+// / 0.287; the other sums within 0.01 of registers at 64, lower at 80.
+template <class Elem>
+struct format_of_elem {
+  using type = Fp32Format;  // float
+};
 template <class F>
-inline constexpr int kPrefetchGroups<ExactMomentsReducer<F>> = 2;
+struct format_of_elem<SmallFloat<F>> {
+  using type = F;
+};
+template <class R, class F>
+inline constexpr int kLimbsRegisters = 0;
+template <class Acc, TermKind K, class F>
+  requires is_exact_sum<Acc>::value
+inline constexpr int kLimbsRegisters<SumReducer<Acc, K>, F> =
+    K == TermKind::product  ? (std::is_same_v<F, Fp16Format> ? 0 : 80)
+    : K == TermKind::square ? (std::is_same_v<F, Bf16Format> ? 80 : 0)
+                            : (std::is_same_v<F, Bf16Format> ? 64 : 0);
+template <class F>
+inline constexpr int kLimbsRegisters<ExactMomentsReducer<F>, F> = F::bits <= 16 && !std::is_same_v<F, Bf16Format> ? 64 : 0;
+static_assert(80 * kMaxThreads <= 65536, "__maxnreg__ replaces __launch_bounds__(kMaxThreads)");
+
+// The first pass's reducer: R, or R with its digits outside the state.
+template <class R, bool Outside>
+struct first_pass_of {
+  using type = R;
+};
+template <class Acc, TermKind K>
+struct first_pass_of<SumReducer<Acc, K>, true> {
+  using type = SumReducer<typename Acc::WithLimbsOutside, K>;
+};
+template <class F>
+struct first_pass_of<ExactMomentsReducer<F>, true> {
+  using type = ExactMomentsReducer<F, true>;
+};
+template <class R, class Elem>
+using first_pass_t =
+    typename first_pass_of<R, (kLimbsRegisters<R, typename format_of_elem<Elem>::type> > 0)>::type;
+template <class R>
+inline constexpr int limbs_outside = [] {
+  if constexpr (requires { R::limbs_outside; }) return R::limbs_outside;
+  else return 0;
+}();
+// Dynamic shared memory of block_partials<R> for blocks of `threads`.
+template <class R>
+constexpr std::size_t first_pass_shared_bytes(int threads) {
+  return std::size_t(limbs_outside<R>) * sizeof(std::int64_t) * std::size_t(threads);
+}
 
 template <class Elem>
 __device__ __forceinline__ void prefetch_vector(const Elem* base, std::int64_t v) {
@@ -130,10 +193,13 @@ struct Sink<void> {
 };
 
 // Step 1: thread g's chain over the order o (vector loads when o.vec > 1).
+// limbs: the thread's slice of shared memory where R keeps its digits there.
 template <class R, bool Y, class Elem>
 __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, std::int64_t g, const Elem* x,
-                                                            const Elem* y, const typename R::Params& pr) {
+                                                            const Elem* y, const typename R::Params& pr,
+                                                            std::int64_t* limbs = nullptr) {
   auto st = R::start();
+  if constexpr (limbs_outside<R> > 0) R::place_limbs(st, limbs);
   const std::int64_t nv = o.vectors();
   if (o.vec > 1) {
     constexpr int W = Vector<Elem>::width;
@@ -212,23 +278,40 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
 // Steps 1-3 of the whole-array order; Atomic: thread 0 adds the block's
 // partial into partials[0] with atomicAdd instead (the atomic shape).
 template <class R, bool Y, bool Atomic, class Elem>
-__global__ void __launch_bounds__(kMaxThreads, kMinBlocks<R>)
-    block_partials(const Elem* x, const Elem* y, std::int64_t n, const typename R::Params* params,
-                   typename R::Partial* partials) {
+__device__ __forceinline__ void block_partials_body(const Elem* x, const Elem* y, std::int64_t n,
+                                                    const typename R::Params* params, typename R::Partial* partials) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // The second pass may be scheduled from now on (it waits for this grid in
   // griddepcontrol.wait): without this it is launched only once every block
   // has exited.
   asm volatile("griddepcontrol.launch_dependents;");
 #endif
+  extern __shared__ std::int64_t limbs[];  // first_pass_shared_bytes<R>
   const TreeOrder o{n, Vector<Elem>::width, std::int64_t(gridDim.x) * blockDim.x};
   auto p = thread_chain<R, Y>(o, std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, x, y,
-                              params_at<R>(params, 0));
+                              params_at<R>(params, 0), limbs + limbs_outside<R> * threadIdx.x);
   p = block_reduce<R>(p);
   if (threadIdx.x == 0) {
     if constexpr (Atomic) atomicAdd(&partials[0].s, p.s);
     else partials[blockIdx.x] = p;
   }
+}
+
+template <class R, bool Y, bool Atomic, class Elem>
+__global__ void __launch_bounds__(kMaxThreads, kMinBlocks<R>)
+    block_partials(const Elem* x, const Elem* y, std::int64_t n, const typename R::Params* params,
+                   typename R::Partial* partials) {
+  block_partials_body<R, Y, Atomic>(x, y, n, params, partials);
+}
+
+// The first pass of reducers whose digits are in shared memory, held to
+// Regs registers (kLimbsRegisters; a kernel takes __launch_bounds__ or
+// __maxnreg__, not both).
+template <class R, bool Y, class Elem, int Regs>
+__global__ void __maxnreg__(Regs)
+    block_partials_limbs(const Elem* x, const Elem* y, std::int64_t n, const typename R::Params* params,
+                         typename R::Partial* partials) {
+  block_partials_body<R, Y, false>(x, y, n, params, partials);
 }
 
 // Step 4: one block over the block partials, then thread 0 finishes. Launched

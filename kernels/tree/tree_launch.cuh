@@ -3,6 +3,7 @@
 // reducer from the shared table, lay out the workspace, enqueue the kernels.
 // Included by one .cu file per input format (tree_<format>.cu).
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -82,6 +83,37 @@ void launch_second_pass(const Launch& L, const typename R::Partial* partials, in
              "tree second pass launch");
 }
 
+// block_partials for reducer R, as F = first_pass_t<R, Elem> (its digits in
+// shared memory where kLimbsRegisters says so). A kernel takes more than 48
+// KB of dynamic shared memory only once it has opted in (CUDA C++
+// Programming Guide, "Shared Memory"): done once per device, for
+// kMaxThreads, so that no host call sits between a timed launch's events.
+template <class R, bool Y, class Elem>
+void launch_block_partials(const Launch& L, const Elem* x, const Elem* y, const typename R::Params* params,
+                           typename R::Partial* partials) {
+  using F = first_pass_t<R, Elem>;
+  static_assert(std::is_same_v<typename F::Partial, typename R::Partial>, "the second pass reads R's partials");
+  constexpr int regs = kLimbsRegisters<R, typename format_of_elem<Elem>::type>;
+  constexpr auto kernel = [] {
+    if constexpr (regs > 0) return block_partials_limbs<F, Y, Elem, regs>;
+    else return block_partials<F, Y, false, Elem>;
+  }();
+  const std::size_t smem = first_pass_shared_bytes<F>(L.config.threads);
+  if constexpr (first_pass_shared_bytes<F>(kMaxThreads) > 48 * 1024) {
+    static std::atomic<std::uint64_t> opted_in{0};  // a bit per device (the first 64)
+    int device = 0;
+    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+    const std::uint64_t bit = device < 64 ? std::uint64_t(1) << device : 0;
+    if (!(opted_in.load() & bit)) {
+      cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(first_pass_shared_bytes<F>(kMaxThreads))),
+                 "tree first pass: shared memory for the digits");
+      opted_in.fetch_or(bit);
+    }
+  }
+  kernel<<<L.config.blocks, L.config.threads, smem, L.stream>>>(x, y, L.problem.elements(), params, partials);
+}
+
 // One reducer's pass over the whole problem, its results into sink.
 template <class R, class Next, class Elem>
 void enqueue(const Launch& L, const FinishArgs& args, const typename R::Params* params, Sink<Next> sink) {
@@ -101,8 +133,7 @@ void enqueue(const Launch& L, const FinishArgs& args, const typename R::Params* 
           return;
         }
       }
-      block_partials<R, Y, false><<<L.config.blocks, T, 0, L.stream>>>(x, y, L.problem.elements(), params,
-                                                                        partials);
+      launch_block_partials<R, Y>(L, x, y, params, partials);
       launch_second_pass<R, Next>(L, partials, L.config.blocks, args, params, sink);
       return;
     case Axis::inner:
