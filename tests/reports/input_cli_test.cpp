@@ -8,18 +8,19 @@
 #include <cstdlib>
 #include <algorithm>
 #include <sys/wait.h>
-#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "test_files.hpp"
+
 namespace {
 
-std::filesystem::path temp_dir() {
-  auto d = std::filesystem::temp_directory_path() / ("ulpscope_input_cli_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(d);
-  return d;
+// One scratch directory for the program's files, removed when it exits.
+const std::filesystem::path& temp_dir() {
+  static const ulpscope::test::ScratchDir dir;
+  return dir.path();
 }
 
 // A version 1.0 .npy file of little-endian float32 values, 1-D.
