@@ -195,12 +195,17 @@ struct ExactSumOf {
     const std::int64_t mid = std::int64_t((m >> (32 - s)) & 0xFFFFFFFFull);
     const std::int64_t hi = s ? std::int64_t(m >> (64 - s)) : 0;
     if constexpr (std::is_same_v<P, Outside>) {
-      // In memory: three indexed additions. What is deposited stays below
-      // 2^(Top + 64) (terms below 2^Top, runs of at most 2^30 of them, a
-      // window's run below 2^(Top + kHeadroom + 10)), where i + 2 < Digits.
+      // In memory: up to three indexed additions, inside the slice. What is
+      // deposited stays below 2^(Top + 64) (terms below 2^Top, runs of at
+      // most 2^30 of them, a window's run below 2^(Top + kHeadroom + 10)),
+      // where i + 2 < Digits. Below, off >= -52 (a nonzero multiple of
+      // 2^Low), so i >= -2, and a digit at a negative index is zero (bits
+      // below 2^Low): it is not touched, as the memory there is another
+      // thread's (adding its zero there raced with that thread's own
+      // deposits: compute-sanitizer racecheck on the H100).
       static_assert(32 * (Digits - 2) > Top + 63 - Low, "a value below 2^(Top + 64) has i + 2 < Digits");
-      p.limb[i] += neg ? -lo : lo;
-      p.limb[i + 1] += neg ? -mid : mid;
+      if (i >= 0) p.limb[i] += neg ? -lo : lo;
+      if (i >= -1) p.limb[i + 1] += neg ? -mid : mid;
       p.limb[i + 2] += neg ? -hi : hi;
     } else {
       // Predicated over all digits rather than indexed, so the limbs stay in
