@@ -75,14 +75,18 @@ inline constexpr int kPrefetchGroups<ExactMomentsReducer<F, LimbsOutside>> = Lim
 // state); else in a slice of shared memory, the kernel held to that many
 // registers (__maxnreg__), with default_blocks_per_sm (kernels/model.cpp) at
 // the blocks of 256 that fit. The same integer either way. Measured on the
-// H100 (2^28, fraction of cub Sum fp32; registers, then shared memory with 80
-// registers and 3 blocks per SM, then with 64 and 4): dot fp32 0.953 / 0.988
-// / 0.966, bf16 0.890 / 0.945 / 0.650, e4m3 0.953 / 0.959 / 0.901, e5m2 0.675
-// / 0.719 / 0.688, fp16 0.966 / 0.925 / 0.968; sumsq bf16 (window products)
-// 0.710 / 0.814 / 0.474, fp32 0.895 / 0.885 / 0.867; sum bf16 0.906 / 0.880 /
-// 0.917; mean_var fp16 0.777 / 0.777 / 0.818, e4m3 0.663 / 0.695 / 0.730,
-// e5m2 0.402 / 0.423 / 0.432, fp32 0.662 / 0.467 / 0.532, bf16 0.311 / 0.232
-// / 0.287; the other sums within 0.01 of registers at 64, lower at 80.
+// H100 (2^28, fraction of cub Sum fp32; in registers, from d4ac453's table /
+// in shared memory at 80 registers and 3 blocks per SM / at 64 and 4, these
+// two from one later session):
+//   dot        fp32 0.953 / 0.988 / 0.966   bf16 0.890 / 0.945 / 0.650
+//              e4m3 0.953 / 0.959 / 0.901   e5m2 0.675 / 0.719 / 0.688
+//              fp16 0.966 / 0.925 / 0.968
+//   sumsq      bf16 0.710 / 0.814 / 0.474   fp32 0.895 / 0.885 / 0.867
+//   sum        bf16 0.906 / 0.880 / 0.917   (the other sums within 0.01 at
+//                                            64, lower at 80)
+//   mean_var   fp16 0.777 / 0.777 / 0.818   e4m3 0.663 / 0.695 / 0.730
+//              e5m2 0.402 / 0.423 / 0.432   fp32 0.662 / 0.467 / 0.532
+//              bf16 0.311 / 0.232 / 0.287
 template <class Elem>
 struct format_of_elem {
   using type = Fp32Format;  // float
