@@ -5,6 +5,7 @@
 #include <string>
 
 #include "formats/dtype.hpp"
+#include "kernels/exact_limbs.hpp"
 #include "kernels/gallery/gallery_model.hpp"
 #include "kernels/integer_log2.hpp"
 #include "kernels/model/model_runner.hpp"
@@ -45,9 +46,9 @@ int blocks_for(std::int64_t vectors, int threads, int per_thread, int cap) {
 //   0.926; 8: 0.926) take 8; pairwise mean_var fp32 (77 registers, 3
 //   resident: 0.921 / 0.987 / 0.970) takes 6;
 // - the exact first passes held to 80 registers (their digits in shared
-//   memory, tree_agent.cuh's kLimbsRegisters: dot but fp16's, sums of squares
-//   of bf16) take 3, the blocks that fit: one wave. exact's result is the same
-//   for any launch, so these counts change its speed only.
+//   memory, kernels/exact_limbs.hpp: dot but fp16's, sums of squares of bf16)
+//   take 3, the blocks that fit: one wave. exact's result is the same for any
+//   launch, so these counts change its speed only.
 int default_blocks_per_sm(const KernelSpec& spec) {
   const bool fp8 = spec.in == Dtype::fp8_e4m3 || spec.in == Dtype::fp8_e5m2;
   // logsumexp with the fp32 accumulator, swept again on the H100 at ea6c7fd
@@ -59,10 +60,10 @@ int default_blocks_per_sm(const KernelSpec& spec) {
       (spec.acc == Accumulator::kahan && spec.op == Op::mean_var && spec.in == Dtype::bf16))
     return 8;
   if (spec.acc == Accumulator::pairwise && spec.op == Op::mean_var && spec.in == Dtype::fp32) return 6;
-  const bool squares = spec.op == Op::sumsq || spec.op == Op::norm2 || spec.op == Op::rms;
-  if (spec.acc == Accumulator::exact &&
-      ((spec.op == Op::dot && spec.in != Dtype::fp16) || (squares && spec.in == Dtype::bf16)))
-    return 3;
+  if (spec.acc == Accumulator::exact && !is_elementwise_output(spec.op)) {
+    const int registers = exact_limbs_registers(exact_sums_of(spec.op), spec.in);
+    if (registers > 0) return std::min(4, blocks_at_registers(registers));
+  }
   if (spec.acc == Accumulator::exact || spec.acc == Accumulator::pairwise) return 4;
   // welford's groups of reciprocals (welford.hpp) take 52 and 54 registers
   // for fp16 and fp8, 43 for bf16 (ptxas, sm_90): 4 and 5 blocks of 256 fit

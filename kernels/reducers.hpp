@@ -76,6 +76,14 @@ ULPSCOPE_HD inline T finish_sum_like(T t, const FinishArgs& a) {
 
 enum class TermKind { value, square, product };
 
+// Digits a thread keeps outside an accumulator's or reducer's state
+// (exact_sum.hpp, LimbsOutside), 0 for those without.
+template <class T>
+inline constexpr int limbs_outside_of = [] {
+  if constexpr (requires { T::limbs_outside; }) return T::limbs_outside;
+  else return 0;
+}();
+
 template <class Acc>
 struct is_exact_sum {
   static constexpr bool value = false;
@@ -148,10 +156,7 @@ struct SumReducer {
   ULPSCOPE_HD static Partial partial(const State& st) { return Acc::partial(st); }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
   // Exact sums whose digits live outside the state (exact_sum.hpp).
-  static constexpr int limbs_outside = [] {
-    if constexpr (requires { Acc::limbs_outside; }) return Acc::limbs_outside;
-    else return 0;
-  }();
+  static constexpr int limbs_outside = limbs_outside_of<Acc>;
   ULPSCOPE_HD static void place_limbs(State& st, std::int64_t* limbs) { Acc::place_limbs(st, limbs); }
   ULPSCOPE_HD static Finished finish(const Partial& p, const FinishArgs& a, const Params&) {
     Finished f{};

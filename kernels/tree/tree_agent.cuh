@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/exact_limbs.hpp"
 #include "kernels/reducers.hpp"
 #include "kernels/tree/block_reduce.cuh"
 #include "kernels/tree/load.cuh"
@@ -64,47 +65,24 @@ inline constexpr int kPrefetchGroups<SumReducer<Acc, TermKind::square>> = [] {
   if constexpr (requires { Acc::window; }) return Acc::window ? 2 : 0;
   else return 0;
 }();
-// mean_var with its digits in shared memory (kLimbsRegisters, below): none,
+// mean_var with its digits in shared memory (exact_limbs.hpp): none,
 // 4 blocks per SM are resident (e4m3 0.735 -> 0.723 with 2 groups ahead, fp16
 // 0.819 -> 0.820).
 template <class F, bool LimbsOutside>
 inline constexpr int kPrefetchGroups<ExactMomentsReducer<F, LimbsOutside>> = LimbsOutside ? 0 : 2;
 
-// Where an exact first pass keeps each thread's digits (exact_sum.hpp,
-// LimbsOutside), per term kind and input format F: 0, in registers (the
-// state); else in a slice of shared memory, the kernel held to that many
-// registers (__maxnreg__), with default_blocks_per_sm (kernels/model.cpp) at
-// the blocks of 256 that fit. The same integer either way. Measured on the
-// H100 (2^28, fraction of cub Sum fp32; in registers, from d4ac453's table /
-// in shared memory at 80 registers and 3 blocks per SM / at 64 and 4, these
-// two from one later session):
-//   dot        fp32 0.953 / 0.988 / 0.966   bf16 0.890 / 0.945 / 0.650
-//              e4m3 0.953 / 0.959 / 0.901   e5m2 0.675 / 0.719 / 0.688
-//              fp16 0.966 / 0.925 / 0.968
-//   sumsq      bf16 0.710 / 0.814 / 0.474   fp32 0.895 / 0.885 / 0.867
-//   sum        bf16 0.906 / 0.880 / 0.917   (the other sums within 0.01 at
-//                                            64, lower at 80)
-//   mean_var   fp16 0.777 / 0.777 / 0.818   e4m3 0.663 / 0.695 / 0.730
-//              e5m2 0.402 / 0.423 / 0.432   fp32 0.662 / 0.467 / 0.532
-//              bf16 0.311 / 0.232 / 0.287
-template <class Elem>
-struct format_of_elem {
-  using type = Fp32Format;  // float
-};
-template <class F>
-struct format_of_elem<SmallFloat<F>> {
-  using type = F;
-};
-template <class R, class F>
+// Registers of the first pass that keeps its digits in shared memory, 0 for
+// one that keeps them in registers (kernels/exact_limbs.hpp's table).
+template <class R, class Elem>
 inline constexpr int kLimbsRegisters = 0;
-template <class Acc, TermKind K, class F>
+template <class Acc, TermKind K, class Elem>
   requires is_exact_sum<Acc>::value
-inline constexpr int kLimbsRegisters<SumReducer<Acc, K>, F> =
-    K == TermKind::product  ? (std::is_same_v<F, Fp16Format> ? 0 : 80)
-    : K == TermKind::square ? (std::is_same_v<F, Bf16Format> ? 80 : 0)
-                            : (std::is_same_v<F, Bf16Format> ? 64 : 0);
-template <class F>
-inline constexpr int kLimbsRegisters<ExactMomentsReducer<F>, F> = F::bits <= 16 && !std::is_same_v<F, Bf16Format> ? 64 : 0;
+inline constexpr int kLimbsRegisters<SumReducer<Acc, K>, Elem> = exact_limbs_registers(
+    K == TermKind::value ? ExactSums::values : (K == TermKind::square ? ExactSums::squares : ExactSums::products),
+    dtype_of_v<Elem>);
+template <class F, class Elem>
+inline constexpr int kLimbsRegisters<ExactMomentsReducer<F>, Elem> =
+    exact_limbs_registers(ExactSums::moments, dtype_of_v<Elem>);
 static_assert(80 * kMaxThreads <= 65536, "__maxnreg__ replaces __launch_bounds__(kMaxThreads)");
 
 // The first pass's reducer: R, or R with its digits outside the state.
@@ -121,17 +99,11 @@ struct first_pass_of<ExactMomentsReducer<F>, true> {
   using type = ExactMomentsReducer<F, true>;
 };
 template <class R, class Elem>
-using first_pass_t =
-    typename first_pass_of<R, (kLimbsRegisters<R, typename format_of_elem<Elem>::type> > 0)>::type;
-template <class R>
-inline constexpr int limbs_outside = [] {
-  if constexpr (requires { R::limbs_outside; }) return R::limbs_outside;
-  else return 0;
-}();
+using first_pass_t = typename first_pass_of<R, (kLimbsRegisters<R, Elem> > 0)>::type;
 // Dynamic shared memory of block_partials<R> for blocks of `threads`.
 template <class R>
 constexpr std::size_t first_pass_shared_bytes(int threads) {
-  return std::size_t(limbs_outside<R>) * sizeof(std::int64_t) * std::size_t(threads);
+  return std::size_t(limbs_outside_of<R>) * sizeof(std::int64_t) * std::size_t(threads);
 }
 
 template <class Elem>
@@ -203,7 +175,7 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
                                                             const Elem* y, const typename R::Params& pr,
                                                             std::int64_t* limbs = nullptr) {
   auto st = R::start();
-  if constexpr (limbs_outside<R> > 0) R::place_limbs(st, limbs);
+  if constexpr (limbs_outside_of<R> > 0) R::place_limbs(st, limbs);
   const std::int64_t nv = o.vectors();
   if (o.vec > 1) {
     constexpr int W = Vector<Elem>::width;
@@ -293,7 +265,7 @@ __device__ __forceinline__ void block_partials_body(const Elem* x, const Elem* y
   extern __shared__ std::int64_t limbs[];  // first_pass_shared_bytes<R>
   const TreeOrder o{n, Vector<Elem>::width, std::int64_t(gridDim.x) * blockDim.x};
   auto p = thread_chain<R, Y>(o, std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, x, y,
-                              params_at<R>(params, 0), limbs + limbs_outside<R> * threadIdx.x);
+                              params_at<R>(params, 0), limbs + limbs_outside_of<R> * threadIdx.x);
   p = block_reduce<R>(p);
   if (threadIdx.x == 0) {
     if constexpr (Atomic) atomicAdd(&partials[0].s, p.s);

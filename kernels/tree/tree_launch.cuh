@@ -84,7 +84,7 @@ void launch_second_pass(const Launch& L, const typename R::Partial* partials, in
 }
 
 // block_partials for reducer R, as F = first_pass_t<R, Elem> (its digits in
-// shared memory where kLimbsRegisters says so). A kernel takes more than 48
+// shared memory where kernels/exact_limbs.hpp says so). A kernel takes more than 48
 // KB of dynamic shared memory only once it has opted in (CUDA C++
 // Programming Guide, "Shared Memory"): done once per device, for
 // kMaxThreads, so that no host call sits between a timed launch's events.
@@ -93,7 +93,7 @@ void launch_block_partials(const Launch& L, const Elem* x, const Elem* y, const 
                            typename R::Partial* partials) {
   using F = first_pass_t<R, Elem>;
   static_assert(std::is_same_v<typename F::Partial, typename R::Partial>, "the second pass reads R's partials");
-  constexpr int regs = kLimbsRegisters<R, typename format_of_elem<Elem>::type>;
+  constexpr int regs = kLimbsRegisters<R, Elem>;
   constexpr auto kernel = [] {
     if constexpr (regs > 0) return block_partials_limbs<F, Y, Elem, regs>;
     else return block_partials<F, Y, false, Elem>;

@@ -603,8 +603,8 @@ class GuardedSlice {
     if (bytes > page_) throw std::logic_error("a slice larger than a page");
     base_ = static_cast<char*>(mmap(nullptr, 3 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     if (base_ == MAP_FAILED) throw std::runtime_error("mmap failed");
-    mprotect(base_, page_, PROT_NONE);
-    mprotect(base_ + 2 * page_, page_, PROT_NONE);
+    if (mprotect(base_, page_, PROT_NONE) != 0 || mprotect(base_ + 2 * page_, page_, PROT_NONE) != 0)
+      throw std::runtime_error("mprotect failed");
     limbs_ = reinterpret_cast<std::int64_t*>(base_ + page_ + (at_end ? page_ - bytes : 0));
   }
   ~GuardedSlice() { munmap(base_, 3 * page_); }

@@ -1,0 +1,54 @@
+#pragma once
+// Where an exact first pass keeps each thread's long integer, per kind of sum
+// and input format: 0, in registers (the state); else in a slice of shared
+// memory, the kernel held to that many registers (exact_sum.hpp,
+// LimbsOutside; kernels/tree/tree_agent.cuh launches it). One table for the
+// kernels and for the default launch (kernels/model.cpp), whose blocks per SM
+// follow from the registers. The same integer either way. Measured on the
+// H100 (2^28, fraction of cub Sum fp32; in registers, from d4ac453's table /
+// in shared memory at 80 registers and 3 blocks per SM / at 64 and 4, these
+// two from one later session):
+//   dot        fp32 0.953 / 0.988 / 0.966   bf16 0.890 / 0.945 / 0.650
+//              e4m3 0.953 / 0.959 / 0.901   e5m2 0.675 / 0.719 / 0.688
+//              fp16 0.966 / 0.925 / 0.968
+//   sumsq      bf16 0.710 / 0.814 / 0.474   fp32 0.895 / 0.885 / 0.867
+//   sum        bf16 0.906 / 0.880 / 0.917   (the other sums within 0.01 at
+//                                            64, lower at 80)
+//   mean_var   fp16 0.777 / 0.777 / 0.818   e4m3 0.663 / 0.695 / 0.730
+//              e5m2 0.402 / 0.423 / 0.432   fp32 0.662 / 0.467 / 0.532
+//              bf16 0.311 / 0.232 / 0.287
+#include "formats/dtype.hpp"
+#include "kernels/op.hpp"
+
+namespace ulpscope {
+
+// The exact sums an op's first pass adds.
+enum class ExactSums { values, squares, products, moments };
+
+constexpr ExactSums exact_sums_of(Op op) {
+  switch (op) {
+    case Op::sumsq:
+    case Op::norm2:
+    case Op::rms:
+    case Op::rmsnorm: return ExactSums::squares;
+    case Op::dot: return ExactSums::products;
+    case Op::mean_var:
+    case Op::layernorm: return ExactSums::moments;
+    default: return ExactSums::values;
+  }
+}
+
+constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
+  switch (s) {
+    case ExactSums::products: return in == Dtype::fp16 ? 0 : 80;
+    case ExactSums::squares: return in == Dtype::bf16 ? 80 : 0;
+    case ExactSums::values: return in == Dtype::bf16 ? 64 : 0;
+    case ExactSums::moments: return in == Dtype::fp16 || is_fp8(in) ? 64 : 0;
+  }
+  return 0;
+}
+
+// Blocks of 256 threads an SM holds at that many registers (65536 of them).
+constexpr int blocks_at_registers(int registers) { return 65536 / (registers * 256); }
+
+}  // namespace ulpscope
