@@ -301,8 +301,16 @@ struct MomentsReducer {
   static constexpr bool adds_groups = acc_groups<Acc, W>::value && sizeof(typename Acc::term_t) == sizeof(float);
   template <int W>
   ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
-    Acc::template add_group<W>(st.s1, x);
-    add_product_group<Acc, W>(st.s2, x, x);
+    if constexpr (requires { Acc::template add_group_pair<W>(st.s1, x, st.s2, x); }) {
+      // pairwise: both sums have the same count (pairwise_sum.hpp).
+      float sq[W];
+      ULPSCOPE_UNROLL
+      for (int j = 0; j < W; ++j) sq[j] = Acc::product(x[j], x[j]);
+      Acc::template add_group_pair<W>(st.s1, x, st.s2, sq);
+    } else {
+      Acc::template add_group<W>(st.s1, x);
+      add_product_group<Acc, W>(st.s2, x, x);
+    }
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return {Acc::partial(st.s1), Acc::partial(st.s2)}; }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {

@@ -747,10 +747,13 @@ struct ExactSumOf {
 // The layout for terms of format F (Squared: products of two values of F):
 // digits from the least quantum up to the largest term times 2^64 (room for
 // any count of terms), plus two digits for a term's spill and the sign.
-// SplitProducts: products may take two split runs (dot does not: its two
-// inputs halve the terms per byte, and the split took the dot fp16 first
-// pass from 63 to 71 registers, 3 blocks per SM; e5m2 from 78 to 64 with
-// 92 bytes of spills when held to 4).
+// SplitProducts: products that TwoSum would take (8 or more significant
+// bits, below) take two split runs instead (dot does not: its two inputs
+// halve the terms per byte, and the split took the dot fp16 first pass from
+// 63 to 71 registers, 3 blocks per SM). Products of fewer bits always may:
+// e5m2's, in dot too, where the checked run spilled the products that would
+// round (H100, 2^28, fraction of cub Sum fp32, three runs each in one
+// session, the digits in shared memory either way: dot e5m2 0.724 -> 0.929).
 // WindowProducts: products of fp32 and bf16 may take the window (mean_var's
 // bf16 sum of squares does not: beside its first sum it measured 0.290 ->
 // 0.151 of cub Sum fp32 on the H100 with it).
@@ -767,7 +770,9 @@ struct ExactLayout {
   static constexpr int split_at = split_grid(top, quantum);
   static constexpr int split_log2 =
       53 - top + split_at < 54 - split_at + quantum ? 53 - top + split_at : 54 - split_at + quantum;
-  static constexpr bool split = Squared && SplitProducts && fast_log2 <= 0 && split_log2 >= 10 && top <= 51 + split_at;
+  static constexpr bool two_sum_products = Squared && F::man_bits >= 7;  // the measurements below
+  static constexpr bool split = Squared && (SplitProducts || !two_sum_products) && fast_log2 <= 0 &&
+                                split_log2 >= 10 && top <= 51 + split_at;
   // Products of formats with float's exponent range (fp32, bf16) span over
   // 500 binades: split on a grid that follows a window (the note at the top),
   // runs of 2^10 terms of 2p significant bits.
@@ -778,12 +783,13 @@ struct ExactLayout {
   // TwoSum for products of 8 or more significant bits: measured on the H100
   // (2^28, uniform inputs) dot fp32 0.14 -> 0.85 of cub Sum fp32, sumsq fp32
   // 0.07 -> 0.43, fp16 0.09 -> 0.57, bf16 0.04 -> 0.34 (dot fp16 and bf16 lose
-  // 0.14); for e5m2 products (3 bits) the checked run alone is faster.
+  // 0.14); for e5m2 products (3 bits) the checked run alone was faster, and
+  // the split runs faster still (SplitProducts).
   // Products of two values with at most 12 significant bits (fp16, fp8) are
   // exact in float when their range fits float's: one conversion per term.
   static constexpr bool float_products = Squared && 2 * (F::man_bits + 1) <= 24 && quantum >= -149 && top <= 128;
   using type = ExactSumOf<quantum, digits, fast_every, top, Squared ? -1 : F::man_bits,
-                          Squared && F::man_bits >= 7 && !split && !window, float_products, split || window,
+                          two_sum_products && !split && !window, float_products, split || window,
                           window_bits>;
 };
 

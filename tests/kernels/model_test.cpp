@@ -232,6 +232,35 @@ void expect_groups_equal_single_adds(Dtype d) {
     specials.push_back(std::numeric_limits<double>::infinity());
     specials.push_back(-std::numeric_limits<double>::infinity());
   }
+  // Whole vectors of one kind: all -0 (the sum stays -0), -0 with one +0, an
+  // infinity among finite values, both infinities, NaN, the largest values
+  // and the smallest.
+  const float inf = std::numeric_limits<float>::infinity();
+  const float big = float(info.max_finite), tiny = float(info.min_subnormal);
+  std::vector<std::vector<float>> fixed = {std::vector<float>(W, -0.0f), std::vector<float>(W, -0.0f),
+                                           std::vector<float>(W, big), std::vector<float>(W, -big),
+                                           std::vector<float>(W, tiny), std::vector<float>(W, 1.0f),
+                                           std::vector<float>(W, std::numeric_limits<float>::quiet_NaN())};
+  fixed[1][W / 2] = 0.0f;
+  if (info.has_infinity) {
+    fixed.push_back(std::vector<float>(W, big));
+    fixed.back()[1] = inf;
+    fixed.push_back(std::vector<float>(W, tiny));
+    fixed.back()[0] = inf;
+    fixed.back()[W - 1] = -inf;
+  }
+  for (std::size_t k = 0; k < fixed.size(); ++k) {
+    for (int groups = 1; groups <= 2; ++groups) {
+      auto g = Acc::start(), one = Acc::start();
+      for (int r = 0; r < groups; ++r) {
+        Acc::template add_group<W>(g, fixed[k].data());
+        for (int j = 0; j < W; ++j) Acc::add(one, Acc::term(fixed[k][j]));
+      }
+      const auto pg = Acc::partial(g), po = Acc::partial(one);
+      for (int d = 0; d < Acc::digits; ++d) ASSERT_EQ(pg.limb[d], po.limb[d]) << "fixed " << k << " digit " << d;
+      ASSERT_EQ(pg.flags, po.flags) << "fixed " << k;
+    }
+  }
   for (int trial = 0; trial < 3000; ++trial) {
     auto g = Acc::start(), one = Acc::start();
     const int groups = 1 + int(test::mix(s) % 3);
@@ -256,11 +285,41 @@ void expect_groups_equal_single_adds(Dtype d) {
 }
 
 TEST(ExactAccumulator, VectorGroupsGiveTheSameInteger) {
+  // Which way each format's vectors go (exact_sum.hpp, add_group).
+  static_assert(ExactSum<Fp8E4M3Format, false>::float_groups<16>);
+  static_assert(!ExactSum<Fp8E5M2Format, false>::float_groups<16> && !ExactSum<Fp16Format, false>::float_groups<8>);
+  static_assert(ExactSum<Bf16Format, false>::checked_float_groups<8>);
   expect_groups_equal_single_adds<Fp16Format, 8>(Dtype::fp16);
   expect_groups_equal_single_adds<Bf16Format, 8>(Dtype::bf16);  // checked float groups
 
   expect_groups_equal_single_adds<Fp8E4M3Format, 16>(Dtype::fp8_e4m3);
   expect_groups_equal_single_adds<Fp8E5M2Format, 16>(Dtype::fp8_e5m2);
+}
+
+// fp64's products are fused into its sum (rounded_sum.hpp, add_product): the
+// same bits as the rounded product added, since a product of two floats is
+// exact in double. Random float bit patterns (every exponent, subnormals,
+// infinities, NaN) and running sums from random double bit patterns, zeros
+// of both signs, infinities and the largest double included.
+TEST(Fp64Accumulator, FusedProductsGiveTheSameBits) {
+  std::uint64_t s = 4242;
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> sums = {0.0, -0.0, inf, -inf, std::numeric_limits<double>::max(), 1.0, -0x1p-1074};
+  const std::vector<float> values = {0.0f, -0.0f, std::numeric_limits<float>::infinity(), 0x1p-149f,
+                                     std::numeric_limits<float>::max(), -1.0f, 3.0f};
+  for (int trial = 0; trial < 200000; ++trial) {
+    auto pick = [&](const std::vector<float>& v) {
+      return test::mix(s) % 4 == 0 ? v[test::mix(s) % v.size()] : std::bit_cast<float>(std::uint32_t(test::mix(s)));
+    };
+    const float x = pick(values), y = trial % 3 == 0 ? x : pick(values);
+    const double s0 = test::mix(s) % 4 == 0 ? sums[test::mix(s) % sums.size()] : std::bit_cast<double>(test::mix(s));
+    auto fused = Fp64Sum::start(), rounded = Fp64Sum::start();
+    fused.s = rounded.s = s0;
+    Fp64Sum::add_product(fused, x, y);
+    Fp64Sum::add(rounded, Fp64Sum::product(x, y));
+    if (std::isnan(rounded.s)) ASSERT_TRUE(std::isnan(fused.s)) << x << " * " << y << " + " << s0;
+    else ASSERT_EQ(std::bit_cast<std::uint64_t>(fused.s), std::bit_cast<std::uint64_t>(rounded.s)) << x << " * " << y << " + " << s0;
+  }
 }
 
 TEST(ExactAccumulator, CheckedDoubleRunIsExact) {
@@ -551,6 +610,9 @@ void expect_product_runs_exact() {
 
 TEST(ExactAccumulator, ProductRunsOfNarrowFormatsAreExact) {
   static_assert(ExactLayout<Fp16Format, true>::split && ExactLayout<Fp8E5M2Format, true>::split);
+  static_assert(std::is_same_v<ExactSum<Fp8E5M2Format, true, false>, ExactSum<Fp8E5M2Format, true>>,
+                "e5m2 dot splits its products as its squares");
+  static_assert(!ExactLayout<Fp16Format, true, false>::split, "fp16 dot keeps TwoSum");
   static_assert(!ExactLayout<Fp8E4M3Format, true>::split, "e4m3 products fit one exact run");
   static_assert(!ExactLayout<Fp32Format, true>::split && !ExactLayout<Bf16Format, true>::split);
   expect_product_runs_exact<Fp16Format, 8>();
@@ -750,6 +812,47 @@ TEST(PairwiseAccumulator, VectorGroupsBuildTheSameTree) {
   expect_pairwise_groups_equal_single_adds<16>();
   expect_pairwise_groups_equal_single_adds<32>();  // 4 vectors of 8 (loads in flight)
   expect_pairwise_groups_equal_single_adds<64>();  // 4 vectors of 16
+}
+
+// The GPU's carry chains (pairwise_sum.hpp: carry_low, a level per template
+// instance, and carry_low_pair for mean_var's two sums), run here on the
+// host, against the host's loop over the levels: every level of both states
+// (registers and the high levels alike), for carries that end at every level
+// from L up to 31.
+template <int L>
+void expect_gpu_carries_equal_the_loop(std::uint64_t& s) {
+  using P = PairwiseSum;
+  for (int trial = 0; trial < 600; ++trial) {
+    const int ones = trial % (32 - L);  // occupied levels the carry passes
+    const std::uint64_t run = ((std::uint64_t(1) << ones) - 1) << L;
+    const std::uint64_t above = test::mix(s) & ~((std::uint64_t(2) << (L + ones)) - 1) & 0xFFFFFFFFull;
+    const std::uint64_t c = run | above;
+    P::State a = P::start(), b = P::start();
+    for (int k = 0; k < 32; ++k) {
+      a.at(k) = float(test::uniform01(s) * 2 - 1);
+      b.at(k) = float(test::uniform01(s) * 64 - 32);
+    }
+    a.count = b.count = c;
+    const float v = float(test::uniform01(s) * 4 - 2), w = float(test::uniform01(s) * 100);
+    P::State chain = a, pair_a = a, pair_b = b, loop_a = a, loop_b = b;
+    P::carry_low<L>(chain, v, c);
+    P::carry_low_pair<L>(pair_a, v, pair_b, w, c);
+    P::carry<L>(loop_a, v);
+    P::carry<L>(loop_b, w);
+    for (int k = 0; k < 32; ++k) {
+      const auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
+      ASSERT_EQ(bits(chain.at(k)), bits(loop_a.at(k))) << "carry_low, level " << k << ", count " << c;
+      ASSERT_EQ(bits(pair_a.at(k)), bits(loop_a.at(k))) << "carry_low_pair, level " << k << ", count " << c;
+      ASSERT_EQ(bits(pair_b.at(k)), bits(loop_b.at(k))) << "carry_low_pair, level " << k << ", count " << c;
+    }
+  }
+}
+
+TEST(PairwiseAccumulator, GpuCarryChainsEqualTheLoop) {
+  std::uint64_t s = 99;
+  expect_gpu_carries_equal_the_loop<0>(s);  // single terms (a thread's tail)
+  expect_gpu_carries_equal_the_loop<5>(s);  // groups of 32
+  expect_gpu_carries_equal_the_loop<6>(s);  // groups of 64
 }
 
 // Hard cases for the final rounding: ties, ties broken by a far sticky bit,
