@@ -43,8 +43,8 @@ int blocks_for(std::int64_t vectors, int threads, int per_thread, int cap) {
 // - exceptions, with 8 per SM measured in other runs of the same kernels:
 //   logsumexp (fp16 0.849 / 0.895 / 0.909, 8: 0.914), naive into fp8 (e4m3
 //   0.810 / 0.873 / 0.896, 8: 0.899) and kahan mean_var bf16 (0.808 / 0.891 /
-//   0.926; 8: 0.926) take 8; pairwise mean_var fp32 (77 registers, 3
-//   resident: 0.921 / 0.987 / 0.970) takes 6;
+//   0.926; 8: 0.926) take 8 (pairwise mean_var fp32 took 6 while it needed
+//   77-86 registers: 0.921 / 0.987 / 0.970; see below);
 // - the exact first passes held to 80 registers (their digits in shared
 //   memory, kernels/exact_limbs.hpp: dot but fp16's, sums of squares of bf16)
 //   take 3, the blocks that fit: one wave. exact's result is the same for any
