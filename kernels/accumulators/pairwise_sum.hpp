@@ -50,33 +50,22 @@ struct PairwiseSumOf {
   }
   // Adds the sum of a complete block of 2^L terms at level L: while level k
   // is occupied (bit k of count), it absorbs level k and moves up; the first
-  // free level keeps it. The same additions in the same order on the GPU
-  // (carry_low).
+  // free level keeps it (carry_low).
   template <int L>
   ULPSCOPE_HD static void carry(State& st, float v) {
-#if defined(__CUDA_ARCH__)
     carry_low<L>(st, v, st.count);
-#else
-    const std::uint64_t c = st.count;
-    for (int k = L; k < Levels; ++k) {
-      if (((c >> k) & 1u) == 0) {
-        st.at(k) = v;
-        return;
-      }
-      v = rn::add(st.at(k), v);
-    }
-#endif
   }
-  // carry from level J on the GPU: a level per template instance, so that
-  // every index below kLow is a constant and those levels stay in registers
-  // (a loop that breaks where the chain ends had the compiler merge its
-  // stores into one through a computed address and move the levels to local
-  // memory: a 128-byte depot in the PTX), branching where the chain ends:
-  // a binary counter's carry visits two levels on average, and the count is
-  // the same in every lane of a warp but for a thread's last vectors, so the
-  // branches do not diverge. H100, 2^28, fraction of cub Sum fp32 against
-  // every level a select (three runs each, one session): sum fp8 0.913 ->
-  // 0.926, dot fp8 0.958 -> 0.966, mean_var fp8 0.820 -> 0.877.
+  // carry from level J, the same code on the host and the GPU: a level per
+  // template instance, so that every index below kLow is a constant and
+  // those levels stay in registers on the GPU (a loop that breaks where the
+  // chain ends had the compiler merge its stores into one through a computed
+  // address and move the levels to local memory: a 128-byte depot in the
+  // PTX), branching where the chain ends: a binary counter's carry visits
+  // two levels on average, and the count is the same in every lane of a warp
+  // but for a thread's last vectors, so the branches do not diverge. H100,
+  // 2^28, fraction of cub Sum fp32 against a select at every level (three
+  // runs each, one session): sum fp8 0.913 -> 0.926, dot fp8 0.958 -> 0.966,
+  // mean_var fp8 0.820 -> 0.877.
   template <int J>
   ULPSCOPE_HD static void carry_low(State& st, float v, std::uint64_t c) {
     if constexpr (J >= kLow) {
@@ -141,14 +130,9 @@ struct PairwiseSumOf {
     static_assert(W >= 2 && (W & (W - 1)) == 0, "a power of two");
     constexpr int L = ceil_log2(W);
     static_assert(L < kLow);
-#if defined(__CUDA_ARCH__)
     carry_low_pair<L>(a, tree<W>(ta), b, tree<W>(tb), a.count);
     a.count += W;
     b.count += W;
-#else
-    add_group<W>(a, ta);
-    add_group<W>(b, tb);
-#endif
   }
   ULPSCOPE_HD static Partial partial(const State& st) {
     float v = -0.0f;

@@ -94,8 +94,8 @@ struct Fp64Sum {
   // add(product(x, y)) in one fma, the same bits: the product is exact, so
   // the fma's one rounding is the addition's. One fp64 instruction a term
   // fewer: H100, 2^28, fraction of cub Sum fp32 (two runs each, one
-  // session), mean_var fp8 0.901-0.905 -> 0.907-0.910, sumsq fp8 0.92 ->
-  // 0.925 (docs/perf-h100.md).
+  // session), mean_var fp8 0.901-0.905 -> 0.907-0.910, sumsq fp8 +0.003 to
+  // +0.006 (docs/perf-h100.md).
   ULPSCOPE_HD static void add_product(State& st, float x, float y) { st.s = rn::fma(double(x), double(y), st.s); }
   ULPSCOPE_HD static Partial partial(const State& st) { return st; }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { a.s = rn::add(a.s, b.s); }

@@ -814,13 +814,23 @@ TEST(PairwiseAccumulator, VectorGroupsBuildTheSameTree) {
   expect_pairwise_groups_equal_single_adds<64>();  // 4 vectors of 16
 }
 
-// The GPU's carry chains (pairwise_sum.hpp: carry_low, a level per template
-// instance, and carry_low_pair for mean_var's two sums), run here on the
-// host, against the host's loop over the levels: every level of both states
+// The carry chains (pairwise_sum.hpp: carry_low, a level per template
+// instance, and carry_low_pair for mean_var's two sums) against the binary
+// counter's carry written as a plain loop here: every level of both states
 // (registers and the high levels alike), for carries that end at every level
 // from L up to 31.
+template <class P>
+void carry_by_loop(typename P::State& st, float v, int from) {
+  for (int k = from; k < 32; ++k) {
+    if (((st.count >> k) & 1u) == 0) {
+      st.at(k) = v;
+      return;
+    }
+    v = rn::add(st.at(k), v);
+  }
+}
 template <int L>
-void expect_gpu_carries_equal_the_loop(std::uint64_t& s) {
+void expect_carry_chains_equal_the_loop(std::uint64_t& s) {
   using P = PairwiseSum;
   for (int trial = 0; trial < 600; ++trial) {
     const int ones = trial % (32 - L);  // occupied levels the carry passes
@@ -837,8 +847,8 @@ void expect_gpu_carries_equal_the_loop(std::uint64_t& s) {
     P::State chain = a, pair_a = a, pair_b = b, loop_a = a, loop_b = b;
     P::carry_low<L>(chain, v, c);
     P::carry_low_pair<L>(pair_a, v, pair_b, w, c);
-    P::carry<L>(loop_a, v);
-    P::carry<L>(loop_b, w);
+    carry_by_loop<P>(loop_a, v, L);
+    carry_by_loop<P>(loop_b, w, L);
     for (int k = 0; k < 32; ++k) {
       const auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
       ASSERT_EQ(bits(chain.at(k)), bits(loop_a.at(k))) << "carry_low, level " << k << ", count " << c;
@@ -848,11 +858,11 @@ void expect_gpu_carries_equal_the_loop(std::uint64_t& s) {
   }
 }
 
-TEST(PairwiseAccumulator, GpuCarryChainsEqualTheLoop) {
+TEST(PairwiseAccumulator, CarryChainsEqualTheLoop) {
   std::uint64_t s = 99;
-  expect_gpu_carries_equal_the_loop<0>(s);  // single terms (a thread's tail)
-  expect_gpu_carries_equal_the_loop<5>(s);  // groups of 32
-  expect_gpu_carries_equal_the_loop<6>(s);  // groups of 64
+  expect_carry_chains_equal_the_loop<0>(s);  // single terms (a thread's tail)
+  expect_carry_chains_equal_the_loop<5>(s);  // groups of 32
+  expect_carry_chains_equal_the_loop<6>(s);  // groups of 64
 }
 
 // Hard cases for the final rounding: ties, ties broken by a far sticky bit,
