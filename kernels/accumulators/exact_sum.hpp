@@ -203,10 +203,11 @@ struct ExactSumOf {
       // below 2^Low): it goes to digit 0 instead, as the memory below is
       // another thread's (adding its zero there raced with that thread's own
       // deposits: compute-sanitizer racecheck on the H100). Clamped indices
-      // rather than branches: exact dot e5m2 deposits often (its checked run
-      // spills each product that would round), and with the two additions
-      // skipped by branches it ran at 0.668 of cub Sum fp32, clamped 0.726
-      // (H100, two runs of the whole table).
+      // rather than branches: measured when exact dot e5m2 still took a
+      // checked run that spilled each product that would round (it splits
+      // them now, ExactLayout), with the two additions skipped by branches it
+      // ran at 0.668 of cub Sum fp32, clamped 0.726 (H100, two runs of the
+      // whole table); the checked runs of bf16 sums still deposit often.
       static_assert(32 * (Digits - 2) > Top + 63 - Low, "a value below 2^(Top + 64) has i + 2 < Digits");
       p.limb[i < 0 ? 0 : i] += neg ? -lo : lo;
       p.limb[i < -1 ? 0 : i + 1] += neg ? -mid : mid;
