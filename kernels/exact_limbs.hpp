@@ -49,6 +49,27 @@ constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
   return 0;
 }
 
+// Slots of shared memory per thread and input in which an exact first pass's
+// loads wait (tree/async_chain.cuh; 0: loads into registers). Measured on the
+// H100 (2^28, fraction of cub Sum fp32; direct loads / 4 slots, three and two
+// runs of one session, a build each):
+//   sumsq      fp32 0.896 / 0.929   e4m3 0.846 / 0.869   e5m2 0.632 / 0.648
+//   norm2      fp32 0.876 / 0.913   e4m3 0.826 / 0.848   e5m2 0.622 / 0.638
+//   rms        fp32 0.869 / 0.886   e4m3 0.811 / 0.833   e5m2 0.612 / 0.628
+//   mean_var   fp32 0.662 / 0.701   fp16 0.823 / 0.851   bf16 0.311 / 0.323
+//              e4m3 0.733 / 0.747   e5m2 0.433 / 0.444
+// Not taken, one earlier session (one run each): the sums of values, within
+// 0.01 either way; squares of bf16 0.808 -> 0.789 and fp16 0.928 -> 0.923;
+// dots, two inputs each with its slots, lost up to 0.24 (fp16 0.966 ->
+// 0.723); 8 slots lost to 4 nearly everywhere (mean_var fp16 0.713).
+constexpr int exact_async_stages(ExactSums s, Dtype in) {
+  switch (s) {
+    case ExactSums::squares: return in == Dtype::fp32 || is_fp8(in) ? 4 : 0;
+    case ExactSums::moments: return 4;
+    default: return 0;
+  }
+}
+
 // Blocks of 256 threads an SM holds at that many registers (65536 of them).
 constexpr int blocks_at_registers(int registers) { return 65536 / (registers * 256); }
 

@@ -98,15 +98,16 @@ void launch_block_partials(const Launch& L, const Elem* x, const Elem* y, const 
     if constexpr (regs > 0) return block_partials_limbs<F, Y, Elem, regs>;
     else return block_partials<F, Y, false, Elem>;
   }();
-  const std::size_t smem = first_pass_shared_bytes<F>(L.config.threads);
-  if constexpr (first_pass_shared_bytes<F>(kMaxThreads) > 48 * 1024) {
+  static_assert(first_pass_shared_bytes<F, Y, Elem>(kMaxThreads) <= 227 * 1024, "a block's shared memory (sm_90)");
+  const std::size_t smem = first_pass_shared_bytes<F, Y, Elem>(L.config.threads);
+  if constexpr (first_pass_shared_bytes<F, Y, Elem>(kMaxThreads) > 48 * 1024) {
     static std::atomic<std::uint64_t> opted_in{0};  // a bit per device (the first 64)
     int device = 0;
     cuda_check(cudaGetDevice(&device), "cudaGetDevice");
     const std::uint64_t bit = device < 64 ? std::uint64_t(1) << device : 0;
     if (!(opted_in.load() & bit)) {
       cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      int(first_pass_shared_bytes<F>(kMaxThreads))),
+                                      int(first_pass_shared_bytes<F, Y, Elem>(kMaxThreads))),
                  "tree first pass: shared memory for the digits");
       opted_in.fetch_or(bit);
     }
