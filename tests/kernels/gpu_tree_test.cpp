@@ -1,7 +1,8 @@
 // The tree and atomic kernels on the GPU against their CPU models, bit for bit
 // (SPEC.md, "Kernel shapes"): every op x format x accumulator on the ugly
 // sizes at three launch configurations, repeated runs, row-wise orders, and
-// one input above 2^31 elements (64-bit indices). Skips without a GPU.
+// one input above 2^31 elements (64-bit indices), long chains on small grids.
+// Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -137,6 +138,52 @@ TEST_P(GpuTreeWhole, EveryKernelMatchesItsModelBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, GpuTreeWhole,
                          ::testing::Values(0, 1, 31, 32, 33, 1023, 4097, (std::int64_t(1) << 20) + 3));
+
+// Small grids, so that each thread's chain is thousands of vectors long: the
+// exact first passes that read through cp.async slots (kernels/exact_limbs.hpp,
+// exact_async_stages: 4 per thread) refill every slot many times, and their
+// chains end at every offset into the ring. The default configurations give
+// most threads at most 4-6 vectors at these sizes.
+TEST(GpuTreeChains, LongChainsMatchTheirModels) {
+  REQUIRE_GPU();
+  int compared = 0;
+  for (std::int64_t n : {std::int64_t(4097), (std::int64_t(1) << 20) + 3}) {
+    for (Dtype in : kInputDtypes) {
+      const TypedArray x = inputs(in, n, 11), y = inputs(in, n, 12);
+      ReductionProblem p;
+      p.rows = 1;
+      p.cols = n;
+      p.x = &x;
+      p.y = &y;
+      g->upload(p);
+      for (Op op : {Op::sum, Op::dot, Op::sumsq, Op::rms, Op::mean_var}) {
+        KernelSpec k;
+        k.op = op;
+        k.in = in;
+        k.out = default_out_dtype(in);
+        k.acc = Accumulator::exact;
+        k.shape = Shape::tree;
+        p.op = op;
+        for (const LaunchConfig c : {LaunchConfig{1, 32}, LaunchConfig{3, 64}, LaunchConfig{7, 96}}) {
+          SCOPED_TRACE(std::string(to_string(op)) + " " + std::string(to_string(in)) + " n=" + std::to_string(n) +
+                       " blocks=" + std::to_string(c.blocks) + " threads=" + std::to_string(c.threads));
+          const ReductionResult want = run_model(k, p, c, 0);
+          const ReductionResult got = g->run(k, c);
+          ASSERT_EQ(got.values.size(), want.values.size());
+          ASSERT_EQ(got.unrounded.size(), want.unrounded.size());
+          for (std::size_t i = 0; i < want.values.size(); ++i)
+            EXPECT_TRUE(same_bits(got.values[i], want.values[i]))
+                << std::hexfloat << "gpu " << got.values[i] << " model " << want.values[i];
+          for (std::size_t i = 0; i < want.unrounded.size(); ++i)
+            EXPECT_TRUE(same_bits(got.unrounded[i], want.unrounded[i]))
+                << std::hexfloat << "gpu " << got.unrounded[i] << " model " << want.unrounded[i];
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compared, 2 * 5 * 5 * 3);
+}
 
 // Special values: the selections' signed zeros (max.NaN/min.NaN on the GPU,
 // spelled out in the model) and NaN through every op and accumulator.
