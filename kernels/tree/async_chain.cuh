@@ -4,7 +4,7 @@
 // Stages vectors ahead (PTX ISA, "cp.async"; CUDA C++ Programming Guide,
 // "Asynchronous Data Copies"). The copies wait in the memory system, not in
 // registers: a first pass whose state holds few blocks per SM (exact sums:
-// 3 or 4 of 256 threads) keeps Stages vectors per thread in flight instead of
+// 2 to 4 of 256 threads) keeps Stages vectors per thread in flight instead of
 // the one or two its registers allow. The vectors come out in the chain's
 // order, so the additions and their result are the same as with direct loads.
 //
@@ -15,8 +15,11 @@
 // Stages - 1 groups complete" always means the oldest vector has arrived. A
 // slot is refilled right after it is read: the refill's write lands when its
 // global read returns, long after the shared read ahead of it in the thread's
-// own instruction stream.
+// own instruction stream. Before sm_80 (no cp.async) the slots are filled by
+// ordinary loads and stores.
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/tree/load.cuh"
 
@@ -47,17 +50,23 @@ struct AsyncChain {
   }
 
   __device__ __forceinline__ void copy_into(int s) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    if (ahead < end) slots[s * stride] = __ldg(src + ahead);
+#else
     if (ahead < end) {
       const auto to = static_cast<unsigned>(__cvta_generic_to_shared(slots + s * stride));
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(src + ahead) : "memory");
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
     ahead += step;
   }
 
   // The chain's next vector; its slot starts the copy Stages vectors ahead.
   __device__ __forceinline__ Vector<Elem> next() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_group %0;" ::"n"(Stages - 1) : "memory");
+#endif
     const uint4 raw = slots[head * stride];
     copy_into(head);
     head = head + 1 == Stages ? 0 : head + 1;
