@@ -45,10 +45,10 @@ int blocks_for(std::int64_t vectors, int threads, int per_thread, int cap) {
 //   0.810 / 0.873 / 0.896, 8: 0.899) and kahan mean_var bf16 (0.808 / 0.891 /
 //   0.926; 8: 0.926) take 8 (pairwise mean_var fp32 took 6 while it needed
 //   77-86 registers: 0.921 / 0.987 / 0.970; see below);
-// - the exact first passes held to 80 registers (their digits in shared
-//   memory, kernels/exact_limbs.hpp: dot but fp16's, sums of squares of bf16)
-//   take 3, the blocks that fit: one wave. exact's result is the same for any
-//   launch, so these counts change its speed only.
+// - the exact first passes held to a register count (their digits in shared
+//   memory, kernels/exact_limbs.hpp) take the blocks that fit, up to 6: one
+//   wave (80 registers: 3; 64: 4; 40, the sums of fp16 and e5m2: 6). exact's
+//   result is the same for any launch, so these counts change its speed only.
 int default_blocks_per_sm(const KernelSpec& spec) {
   const bool fp8 = spec.in == Dtype::fp8_e4m3 || spec.in == Dtype::fp8_e5m2;
   // logsumexp with the fp32 accumulator, swept again on the H100 at ea6c7fd
@@ -61,7 +61,7 @@ int default_blocks_per_sm(const KernelSpec& spec) {
     return 8;
   if (spec.acc == Accumulator::exact && !is_elementwise_output(spec.op)) {
     const int registers = exact_limbs_registers(exact_sums_of(spec.op), spec.in);
-    if (registers > 0) return std::min(4, blocks_at_registers(registers));
+    if (registers > 0) return std::min(6, blocks_at_registers(registers));
   }
   // pairwise: 58-64 registers (ptxas, sm_90), mean_var's two sums included
   // since they carry together (pairwise_sum.hpp). mean_var fp32 at 6 blocks
