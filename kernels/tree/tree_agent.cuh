@@ -83,7 +83,8 @@ template <class R, class Elem>
 inline constexpr int kLimbsRegisters = 0;
 template <class Acc, TermKind K, class Elem>
   requires is_exact_sum<Acc>::value
-inline constexpr int kLimbsRegisters<SumReducer<Acc, K>, Elem> = exact_limbs_registers(exact_sums_of(K), dtype_of_v<Elem>);
+inline constexpr int kLimbsRegisters<SumReducer<Acc, K>, Elem> =
+    exact_limbs_registers(exact_sums_of(K), dtype_of_v<Elem>);
 template <class F, class Elem>
 inline constexpr int kLimbsRegisters<ExactMomentsReducer<F>, Elem> =
     exact_limbs_registers(ExactSums::moments, dtype_of_v<Elem>);
