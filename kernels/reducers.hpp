@@ -117,13 +117,19 @@ ULPSCOPE_HD void add_product(typename Acc::State& st, float x, float y) {
   else Acc::add(st, Acc::product(x, y));
 }
 
+// The terms of W products x[j] * y[j] (Acc::product).
+template <class Acc, int W>
+ULPSCOPE_HD void products_of(const float* x, const float* y, typename Acc::term_t* t) {
+  ULPSCOPE_UNROLL
+  for (int j = 0; j < W; ++j) t[j] = Acc::product(x[j], y[j]);
+}
+
 // W products x[j] * y[j] at once, where the accumulator adds groups
 // (add_group of their terms): the same result as W add_products.
 template <class Acc, int W>
 ULPSCOPE_HD void add_product_group(typename Acc::State& st, const float* x, const float* y) {
   typename Acc::term_t t[W];
-  ULPSCOPE_UNROLL
-  for (int j = 0; j < W; ++j) t[j] = Acc::product(x[j], y[j]);
+  products_of<Acc, W>(x, y, t);
   Acc::template add_group<W>(st, t);
 }
 
@@ -303,9 +309,8 @@ struct MomentsReducer {
   ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
     if constexpr (requires { Acc::template add_group_pair<W>(st.s1, x, st.s2, x); }) {
       // pairwise: both sums have the same count (pairwise_sum.hpp).
-      float sq[W];
-      ULPSCOPE_UNROLL
-      for (int j = 0; j < W; ++j) sq[j] = Acc::product(x[j], x[j]);
+      typename Acc::term_t sq[W];
+      products_of<Acc, W>(x, x, sq);
       Acc::template add_group_pair<W>(st.s1, x, st.s2, sq);
     } else {
       Acc::template add_group<W>(st.s1, x);

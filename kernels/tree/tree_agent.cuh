@@ -72,22 +72,32 @@ inline constexpr int kPrefetchGroups<SumReducer<Acc, TermKind::square>> = [] {
 template <class F, bool LimbsOutside>
 inline constexpr int kPrefetchGroups<ExactMomentsReducer<F, LimbsOutside>> = LimbsOutside ? 0 : 2;
 
-// The exact sums a SumReducer's terms make.
-constexpr ExactSums exact_sums_of(TermKind k) {
-  return k == TermKind::value ? ExactSums::values : (k == TermKind::square ? ExactSums::squares : ExactSums::products);
-}
+// The exact sums a reducer's first pass adds (kernels/exact_limbs.hpp), for
+// the reducers of exact sums with their digits in either home; `exact` is
+// false for the others. The two tables below are looked up through it.
+template <class R>
+struct exact_first_pass {
+  static constexpr bool exact = false;
+  static constexpr ExactSums sums = ExactSums::values;  // unused
+};
+template <class Acc, TermKind K>
+  requires is_exact_sum<Acc>::value
+struct exact_first_pass<SumReducer<Acc, K>> {
+  static constexpr bool exact = true;
+  static constexpr ExactSums sums =
+      K == TermKind::value ? ExactSums::values : (K == TermKind::square ? ExactSums::squares : ExactSums::products);
+};
+template <class F, bool LimbsOutside>
+struct exact_first_pass<ExactMomentsReducer<F, LimbsOutside>> {
+  static constexpr bool exact = true;
+  static constexpr ExactSums sums = ExactSums::moments;
+};
 
 // Registers of the first pass that keeps its digits in shared memory, 0 for
 // one that keeps them in registers (kernels/exact_limbs.hpp's table).
 template <class R, class Elem>
-inline constexpr int kLimbsRegisters = 0;
-template <class Acc, TermKind K, class Elem>
-  requires is_exact_sum<Acc>::value
-inline constexpr int kLimbsRegisters<SumReducer<Acc, K>, Elem> =
-    exact_limbs_registers(exact_sums_of(K), dtype_of_v<Elem>);
-template <class F, class Elem>
-inline constexpr int kLimbsRegisters<ExactMomentsReducer<F>, Elem> =
-    exact_limbs_registers(ExactSums::moments, dtype_of_v<Elem>);
+inline constexpr int kLimbsRegisters =
+    exact_first_pass<R>::exact ? exact_limbs_registers(exact_first_pass<R>::sums, dtype_of_v<Elem>) : 0;
 static_assert(80 * kMaxThreads <= 65536, "__maxnreg__ replaces __launch_bounds__(kMaxThreads)");
 
 // The first pass's reducer: R, or R with its digits outside the state.
@@ -105,19 +115,15 @@ struct first_pass_of<ExactMomentsReducer<F>, true> {
 };
 template <class R, class Elem>
 using first_pass_t = typename first_pass_of<R, (kLimbsRegisters<R, Elem> > 0)>::type;
+
 // Slots per thread in which the first pass's loads wait (async_chain.cuh; 0:
 // loads into registers): the exact sums' table (exact_limbs.hpp).
 // The other reducers load into registers: with 4 slots most lost 0.01 to
 // 0.14 of cub Sum fp32 (dot fp8 naive 0.93 -> 0.79, logsumexp bf16 0.90 ->
 // 0.82; H100, two runs each), welford fp16 and bf16 gained 0.013 and 0.017.
 template <class R, class Elem>
-inline constexpr int kAsyncStages = 0;
-template <class Acc, TermKind K, class Elem>
-  requires is_exact_sum<Acc>::value
-inline constexpr int kAsyncStages<SumReducer<Acc, K>, Elem> = exact_async_stages(exact_sums_of(K), dtype_of_v<Elem>);
-template <class F, bool LimbsOutside, class Elem>
-inline constexpr int kAsyncStages<ExactMomentsReducer<F, LimbsOutside>, Elem> =
-    exact_async_stages(ExactSums::moments, dtype_of_v<Elem>);
+inline constexpr int kAsyncStages =
+    exact_first_pass<R>::exact ? exact_async_stages(exact_first_pass<R>::sums, dtype_of_v<Elem>) : 0;
 
 // Dynamic shared memory of block_partials<R> for blocks of `threads`: the
 // digits (limbs_outside_of), then the chains' slots.

@@ -317,7 +317,9 @@ TEST(Fp64Accumulator, FusedProductsGiveTheSameBits) {
     Fp64Sum::add_product(fused, x, y);
     Fp64Sum::add(rounded, Fp64Sum::product(x, y));
     if (std::isnan(rounded.s)) ASSERT_TRUE(std::isnan(fused.s)) << x << " * " << y << " + " << s0;
-    else ASSERT_EQ(std::bit_cast<std::uint64_t>(fused.s), std::bit_cast<std::uint64_t>(rounded.s)) << x << " * " << y << " + " << s0;
+    else
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(fused.s), std::bit_cast<std::uint64_t>(rounded.s))
+          << x << " * " << y << " + " << s0;
   }
 }
 
