@@ -18,13 +18,20 @@
 //   mean_var   fp16 0.777 / 0.777 / 0.818   e4m3 0.663 / 0.695 / 0.730
 //              e5m2 0.402 / 0.423 / 0.432   fp32 0.662 / 0.467 / 0.532
 //              bf16 0.311 / 0.232 / 0.287
-// The sums and means of fp16 and e5m2 take 40 registers without a spill
-// (ptxas), so 6 blocks per SM instead of 4 (in registers, 55 and 56). One
-// session, two builds, three runs each, in registers at 4 blocks per SM / at 6
-// (1.5 waves) / in shared memory at 40 registers and 4 / and 6:
+// The sums and means of fp16 and e5m2 take 40 registers (ptxas: fp16 without
+// a spill, e5m2 with 8 bytes), so 6 blocks per SM instead of 4 (in registers,
+// 55 and 56). One session, two builds, three runs each, in registers at 4
+// blocks per SM / at 6 (1.5 waves) / in shared memory at 40 registers and 4 /
+// and 6:
 //   sum   fp16 0.949 / 0.897 / 0.953 / 0.968   e5m2 0.854 / 0.776 / 0.843 / 0.869
 //         e4m3 0.902 / 0.852 / 0.888 / 0.897 (8 bytes of spills at 40: not taken)
 //   mean  fp16 0.943 / 0.891 / 0.947 / 0.959   e5m2 0.843 / 0.767 / 0.833 / 0.860
+// The squares of fp16 (split runs) likewise, 40 registers without a spill
+// instead of 60 in registers, 6 blocks per SM instead of 4 (one session, a
+// build each, three runs): sumsq 0.926 -> 0.940, norm2 0.913 -> 0.931, rms
+// 0.904 -> 0.921. Not taken, the same session: the squares of e4m3 at 48
+// registers, 5 blocks (sumsq 0.870 -> 0.855, norm2 0.844 -> 0.832); dot
+// e5m2 at 64 registers and 4 blocks, 0.928 -> 0.932, as in the table above.
 #include "formats/dtype.hpp"
 #include "kernels/op.hpp"
 
@@ -49,7 +56,7 @@ constexpr ExactSums exact_sums_of(Op op) {
 constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
   switch (s) {
     case ExactSums::products: return in == Dtype::fp16 ? 0 : 80;
-    case ExactSums::squares: return in == Dtype::bf16 ? 80 : 0;
+    case ExactSums::squares: return in == Dtype::bf16 ? 80 : (in == Dtype::fp16 ? 40 : 0);
     case ExactSums::values: return in == Dtype::bf16 ? 64 : (in == Dtype::fp16 || in == Dtype::fp8_e5m2 ? 40 : 0);
     case ExactSums::moments: return in == Dtype::fp16 || is_fp8(in) ? 64 : 0;
   }

@@ -499,6 +499,39 @@ struct ExactSumOf {
     return true;
   }
 
+  // leading_bits to 128 bits: w, the top 128 bits from the leading one down
+  // (at bit 127), e = floor(log2 a), sticky: any bit below w; false for a
+  // zero a. The same unrolled scan, with a window of four digits under the top
+  // one.
+  ULPSCOPE_HD static bool leading_bits128(const Partial& a, unsigned __int128& w, int& e, bool& sticky) {
+    using u128 = unsigned __int128;
+    std::uint64_t d[5] = {0, 0, 0, 0, 0};  // digits k, k - 1, ..., k - 4
+    std::uint64_t t[5] = {0, 0, 0, 0, 0};  // the window at the top nonzero digit
+    bool under = false, t_under = false;   // a nonzero digit below k - 4
+    int top = -1;
+    ULPSCOPE_UNROLL
+    for (int k = 0; k < Digits; ++k) {
+      under = under || d[4] != 0;
+      ULPSCOPE_UNROLL
+      for (int j = 4; j > 0; --j) d[j] = d[j - 1];
+      d[0] = std::uint64_t(a.limb[k]);
+      const bool here = d[0] != 0;
+      top = here ? k : top;
+      ULPSCOPE_UNROLL
+      for (int j = 0; j < 5; ++j) t[j] = here ? d[j] : t[j];
+      t_under = here ? under : t_under;
+    }
+    if (top < 0) return false;
+    // The value's top is t0 2^128 + m, m = t1 2^96 + ... + t4 below 2^128 (the
+    // digits under the top one are carried into [0, 2^32)); t0 has nb bits.
+    const int nb = bit_width(t[0]);
+    const u128 m = u128(t[1] << 32 | t[2]) << 64 | (t[3] << 32 | t[4]);
+    w = u128(t[0]) << (128 - nb) | m >> nb;
+    sticky = t_under || (m << (128 - nb)) != 0;
+    e = Low + 32 * top + nb - 1;
+    return true;
+  }
+
   // What round_bits takes from a partial, or the value itself where it is
   // special: NaN, an infinity, a signed zero; a is left with the carried
   // magnitude (for a finite value).
@@ -582,47 +615,53 @@ struct ExactSumOf {
     return detail::double_from_bits((flags & (kNan | kNegInf)) ? 0x7FF8000000000000ull : 0x7FF0000000000000ull);
   }
 
-  // RN_F(sqrt(value)) (the exact norm2): the integer's top 125-126 bits T,
-  // aligned so that the exponent left over is even, and r = floor(sqrt(T))
-  // (a double's estimate, corrected in 128-bit integers) is floor(sqrt) of the
-  // whole integer at half that exponent, since T 2^s <= M < (T + 1) 2^s <=
-  // (r + 1)^2 2^s. r has 62-63 bits, nine or more below any rounding
-  // position: an inexact root (r^2 != T, or bits below T) is jammed into its
-  // last bit, and round_bits rounds once.
+  // RN_F(sqrt(value)) (the exact norm2): the integer's top 128 bits
+  // (leading_bits128) shifted right by 2 or 3, T, so that the exponent left
+  // over is even, and r = floor(sqrt(T)) is floor(sqrt) of the whole integer
+  // at half that exponent, since T 2^s <= M < (T + 1) 2^s <= (r + 1)^2 2^s. r
+  // has 62-63 bits, nine or more below any rounding position: an inexact root
+  // (r^2 != T, or bits below T) is jammed into its last bit, and round_bits
+  // rounds once. below: bits below the integer (round_rms's remainder).
   ULPSCOPE_HD static double round_sqrt(const Partial& p, OutFormat f, bool below = false) {
+    using u128 = unsigned __int128;
     const double nan = detail::double_from_bits(0x7FF8000000000000ull);
     if (p.flags & (kNan | kPosInf | kNegInf)) return root_of_nonfinite(p.flags);
     Partial a = p;
     const bool neg = carried_magnitude(a);
-    int top = Digits - 1;
-    while (top >= 0 && a.limb[top] == 0) --top;
-    if (top < 0) return signed_zero(p.flags);  // +-0: its own root (below is false: round_rms)
-    if (neg) return nan;              // the root of a negative value
-    const int bits = 32 * top + bit_width(std::uint64_t(a.limb[top]));  // M < 2^bits
-    int s = bits - 126;              // T = floor(M / 2^s), 126 bits
-    if ((Low + s) & 1) ++s;          // an even exponent: 125 bits
-    unsigned __int128 t = 0;
-    bool sticky = below;
-    for (int k = top; k >= 0; --k) {
-      const auto d = static_cast<unsigned __int128>(std::uint64_t(a.limb[k]));
-      const int at = 32 * k - s;  // the digit's bit position in T
-      if (at >= 0) {
-        t |= d << at;
-      } else if (at > -64) {
-        t |= d >> -at;
-        sticky |= (d & ((static_cast<unsigned __int128>(1) << -at) - 1)) != 0;
-      } else {
-        sticky |= d != 0;
-      }
-    }
-    const auto hi = std::uint64_t(t >> 62);  // T / 2^62, exact in 64 bits
-    std::uint64_t r = std::uint64_t(rn::sqrt(double(hi)) * 2147483648.0);  // sqrt(T) within 2^11, 2^31 = sqrt(2^62)
-    r = std::uint64_t((static_cast<unsigned __int128>(r) + t / r) / 2);     // Newton: within 1
-    while (static_cast<unsigned __int128>(r) * r > t) --r;
-    while (static_cast<unsigned __int128>(r + 1) * (r + 1) <= t) ++r;
-    if (static_cast<unsigned __int128>(r) * r != t || sticky) r |= 1;
-    const int rb = bit_width(r);
-    return round_bits(r << (64 - rb), (Low + s) / 2 + rb - 1, false, false, f);
+    u128 w;
+    int e;
+    bool sticky;
+    if (!leading_bits128(a, w, e, sticky)) return signed_zero(p.flags);  // +-0, its own root (below is false)
+    if (neg) return nan;                                                 // the root of a negative value
+    const int k = ((e - 125) & 1) ? 3 : 2;  // T's last bit at 2^(e - 127 + k), an even power
+    sticky = sticky || below || (w & ((u128(1) << k) - 1)) != 0;
+    const u128 t = w >> k;
+    const std::uint64_t r = integer_sqrt(t);
+    const bool exact = u128(r) * r == t && !sticky;
+    const std::uint64_t jammed = exact ? r : r | 1;
+    const int rb = bit_width(jammed);
+    return round_bits(jammed << (64 - rb), (e - 127 + k) / 2 + rb - 1, false, false, f);
+  }
+
+  // floor(sqrt(t)) for 2^124 <= t < 2^126, without a 128-bit division (a
+  // software loop on the GPU): a double's root of t's top 64 bits is within
+  // 2^11 of sqrt(t); one Newton step r + (t - r^2) / (2r) in double, the
+  // difference exact in 128 bits (below 2^76) and the step below 2^12 with
+  // a relative error near 2^-50, leaves it within one, which the squares
+  // correct.
+  ULPSCOPE_HD static std::uint64_t integer_sqrt(unsigned __int128 t) {
+    using u128 = unsigned __int128;
+    std::uint64_t r = std::uint64_t(rn::sqrt(double(std::uint64_t(t >> 62))) * 2147483648.0);  // 2^31 = sqrt(2^62)
+    const u128 sq = u128(r) * r;
+    const bool up = sq <= t;
+    const u128 d = up ? t - sq : sq - t;
+    const double dd = rn::add(rn::mul(double(std::uint64_t(d >> 64)), 18446744073709551616.0),  // 2^64
+                              double(std::uint64_t(d)));
+    const auto step = std::uint64_t(rn::div(dd, rn::mul(2.0, double(r))));
+    r = up ? r + step : r - step;
+    while (u128(r) * r > t) --r;
+    while (u128(r + 1) * (r + 1) <= t) ++r;
+    return r;
   }
 
   // floor(cur / n) for n < 2^32 and cur < n 2^32, its remainder in rem. The

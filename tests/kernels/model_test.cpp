@@ -1035,6 +1035,139 @@ TEST(ExactModel, RootsOfSpecialSums) {
   expect_special_roots<ExactSum<Fp8E5M2Format, true>>();
 }
 
+// The exact root where rounding is hardest, against MPFR's correctly rounded
+// root of the same integer: (m + 1/2)^2 (a tie between two neighbours of the
+// output format, to even), that plus or minus a tiny term (just past the tie
+// either way), and m^2 +- tiny (just either side of a representable root);
+// m has the output's precision, scaled by powers of two over the integer's
+// range. Every term is an exact double: m^2 as a product and its error (fma).
+// The random sums of ExactModel land near such a boundary only by chance.
+template <class X>
+void expect_roots_near_boundaries(Dtype out) {
+  const int p = format_info(out).precision;
+  std::uint64_t s = 0x5eedu + unsigned(out);
+  for (int i = 0; i < 400; ++i) {
+    const double m = std::ldexp(double((test::mix(s) >> (64 - p + 1)) | (1ull << (p - 1))), 1 - p);  // [1, 2)
+    const int k = -60 + int(test::mix(s) % 120);  // the root's binade
+    const double h = (i & 1) ? std::ldexp(1.0, -p) : 0.0;  // half an ulp of m, or none
+    const double mk = std::ldexp(m, k), hk = std::ldexp(h, k);
+    const double sq = mk * mk, sq_err = std::fma(mk, mk, -sq);
+    const int tiny_at = 2 * k - 2 * p - 1 - int(test::mix(s) % 40);
+    for (int sign : {-1, 0, 1}) {
+      const std::vector<double> terms = {sq, sq_err, 2 * mk * hk, hk * hk, sign * std::ldexp(1.0, tiny_at)};
+      auto st = X::start();
+      mpfr_t ex;
+      mpfr_init2(ex, 4096);
+      mpfr_set_zero(ex, 1);
+      for (double t : terms) {
+        X::add(st, t);
+        mpfr_add_d(ex, ex, t, MPFR_RNDN);  // exact: 4096 bits span every term
+      }
+      const double want = test::round_mpfr_to(ex, out, 1, true);
+      SCOPED_TRACE(std::string(to_string(out)) + " m=" + std::to_string(m) + " k=" + std::to_string(k) +
+                   " half=" + std::to_string(h != 0) + " tiny=" + std::to_string(sign) + "*2^" +
+                   std::to_string(tiny_at));
+      EXPECT_EQ(X::round_sqrt(X::partial(st), out_format(out)), want);
+      mpfr_clear(ex);
+    }
+  }
+}
+
+// integer_sqrt (round_sqrt's root of 125-126 bits) by its definition, r^2 <=
+// t < (r + 1)^2: at perfect squares, one below and one above them, the
+// range's ends and random values.
+TEST(ExactModel, IntegerSquareRoots) {
+  using X = ExactSum<Fp32Format, true>;
+  using u128 = unsigned __int128;
+  std::uint64_t s = 0x1507u;
+  std::vector<u128> ts = {u128(1) << 124, (u128(1) << 126) - 1};
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint64_t k = (test::mix(s) >> 1) | (1ull << 62);  // [2^62, 2^63): k^2 in [2^124, 2^126)
+    const u128 sq = u128(k) * k;
+    for (u128 t : {sq, sq - 1, sq + 1, sq + 2 * u128(k)}) ts.push_back(t);
+    ts.push_back((u128(test::mix(s)) << 64 | test::mix(s)) >> 2 | u128(1) << 124);
+  }
+  int failures = 0;
+  for (u128 t : ts) {
+    if (t >> 124 == 0 || t >> 126 != 0) continue;  // sq + 2k can pass 2^126
+    const u128 r = X::integer_sqrt(t);
+    if (!(r * r <= t && (r + 1) * (r + 1) > t) && ++failures <= 5)
+      ADD_FAILURE() << "t = " << std::hex << std::uint64_t(t >> 64) << ":" << std::uint64_t(t)
+                    << ", r = " << std::uint64_t(r);
+  }
+  EXPECT_EQ(failures, 0);
+}
+
+TEST(ExactModel, RootsNearRoundingBoundaries) {
+  using X = ExactSum<Fp32Format, true>;  // the window: any double term from 2^-298 up
+  for (Dtype out : {Dtype::fp64, Dtype::fp32, Dtype::bf16, Dtype::fp16}) expect_roots_near_boundaries<X>(out);
+}
+
+// The exact mean and rms where rounding is hardest, against MPFR: sums of
+// n (m + h) 2^k (mean) and n (m + h)^2 2^2k (rms, eps = 0) plus or minus a
+// tiny term or none, h half an ulp of m or none, so that the quotient by n
+// (and its root) lies on a tie, just past it, or just beside a representable
+// value. The tiny term reaches 150-200 bits below the sum's top, beyond the
+// 128 bits that round_sqrt takes from the integer, where only the sticky bit
+// (the remainder, the digits below) decides. Every term is an exact double:
+// n t as a product and its error (fma), (m + h)^2 as m^2 (a product and its
+// error), 2 m h and h^2.
+template <class X>
+void expect_quotients_near_boundaries(Dtype out, bool root) {
+  const int p = format_info(out).precision;
+  std::uint64_t s = 0x9e37u + unsigned(out) + (root ? 100u : 0u);
+  const std::vector<std::int64_t> ns = {3, 7, 1000003, (std::int64_t(1) << 32) + 15};
+  for (int i = 0; i < 400; ++i) {
+    const std::int64_t n = ns[i % ns.size()];
+    const double h = (i / ns.size()) % 2 ? std::ldexp(1.0, -p) : 0.0;
+    const int k = root ? int(test::mix(s) % 60) : -20 + int(test::mix(s) % 60);
+    const double m = std::ldexp(double((test::mix(s) >> (64 - p + 1)) | (1ull << (p - 1))), 1 - p);  // [1, 2)
+    const double mk = std::ldexp(m, k), hk = std::ldexp(h, k);
+    std::vector<double> parts = {mk, hk};  // the value, or its square's parts
+    if (root) parts = {mk * mk, std::fma(mk, mk, -mk * mk), 2 * mk * hk, hk * hk};
+    std::vector<double> terms;
+    for (double t : parts) {
+      const double big = t * double(n);
+      terms.push_back(big);
+      terms.push_back(std::fma(t, double(n), -big));
+    }
+    const int tiny_at = (root ? 2 * k - 2 * p - 4 - int(test::mix(s) % 150) : k - p - 1 - int(test::mix(s) % 200));
+    for (int sign : {-1, 0, 1}) {
+      std::vector<double> ts = terms;
+      if (sign != 0) ts.push_back(sign * std::ldexp(1.0, tiny_at));
+      auto st = X::start();
+      mpfr_t ex;
+      mpfr_init2(ex, 4096);
+      mpfr_set_zero(ex, 1);
+      for (double t : ts) {
+        X::add(st, t);
+        mpfr_add_d(ex, ex, t, MPFR_RNDN);  // exact: 4096 bits span every term
+      }
+      const auto part = X::partial(st);
+      SCOPED_TRACE(std::string(to_string(out)) + (root ? " rms" : " mean") + " n=" + std::to_string(n) +
+                   " m=" + std::to_string(m) + " k=" + std::to_string(k) + " half=" + std::to_string(h != 0) +
+                   " tiny=" + std::to_string(sign) + "*2^" + std::to_string(tiny_at));
+      if (root) {
+        double got = 0.0;
+        ASSERT_TRUE(X::round_rms(part, n, 0.0, out_format(out), got));
+        EXPECT_EQ(got, rms_want(ex, n, 0.0, out));
+      } else {
+        double total = 0.0;
+        EXPECT_EQ(X::round_quotient(part, n, out_format(out), total), test::round_mpfr_to(ex, out, long(n)));
+      }
+      mpfr_clear(ex);
+    }
+  }
+}
+
+TEST(ExactModel, QuotientsAndRootsNearRoundingBoundaries) {
+  using X = ExactSum<Fp32Format, true>;
+  for (Dtype out : {Dtype::fp64, Dtype::fp32, Dtype::bf16, Dtype::fp16}) {
+    expect_quotients_near_boundaries<X>(out, false);  // mean
+    expect_quotients_near_boundaries<X>(out, true);   // rms
+  }
+}
+
 // merge must keep limbs bounded (it carries after every merge): partials with
 // uncarried limbs just below 2^61, merged again and again (eight such merges
 // overflow a 64-bit limb if nothing carries), keep the value.
