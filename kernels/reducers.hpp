@@ -128,9 +128,13 @@ ULPSCOPE_HD void products_of(const float* x, const float* y, typename Acc::term_
 // (add_group of their terms): the same result as W add_products.
 template <class Acc, int W>
 ULPSCOPE_HD void add_product_group(typename Acc::State& st, const float* x, const float* y) {
-  typename Acc::term_t t[W];
-  products_of<Acc, W>(x, y, t);
-  Acc::template add_group<W>(st, t);
+  if constexpr (requires { Acc::template add_float_products<W>(st, x, y); }) {
+    Acc::template add_float_products<W>(st, x, y);  // exact fp8_e4m3 products: split in float
+  } else {
+    typename Acc::term_t t[W];
+    products_of<Acc, W>(x, y, t);
+    Acc::template add_group<W>(st, t);
+  }
 }
 
 // sum, mean (value); sumsq, norm2, rms (square); dot (product).

@@ -11,6 +11,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -555,6 +556,15 @@ void expect_product_runs_exact() {
       {{nan, 1.0f}, {1.0f, 1.0f}},
       {{0.0f, inf}, {1.0f, 1.0f}},
       {{1.0f, tiny}, {-1.0f, tiny}}};
+  // Ties of add_float_products' cut (e4m3: the grid 2^3), 6 groups of them:
+  // products 4, 12, -4, -12, 20, and a small one.
+  const std::pair<float, float> ties[] = {{2.0f, 2.0f}, {2.0f, 6.0f},  {-4.0f, 1.0f},
+                                          {3.0f, -4.0f}, {4.0f, 5.0f}, {0.5f, 0.5f}};
+  cases.emplace_back();
+  for (int k = 0; k < 6 * W; ++k) cases.back().push_back(ties[k % 6]);
+  cases.emplace_back(2 * W, std::pair<float, float>{-0.0f, 1.0f});  // whole groups of -0: -0
+  cases.emplace_back(2 * W, std::pair<float, float>{-0.0f, 1.0f});
+  cases.back()[W + 3] = {0.0f, 1.0f};  // and one +0 in the second: +0
   // Runs filled to their length with the terms that stretch them most: the
   // largest product, the smallest, 2^S (the least hi) and 2^(S - 1) (the
   // largest lo), S the split's grid.
@@ -592,12 +602,21 @@ void expect_product_runs_exact() {
       Acc::template add_group<W>(g, t);
     }
     for (; i < c.size(); ++i) Acc::add(g, Acc::product(c[i].first, c[i].second));
+    // And through add_product_group, as SumReducer adds a vector of products
+    // (e4m3: split in float, add_float_products).
+    auto f = Acc::start();
+    for (i = 0; i + W <= c.size(); i += W) {
+      float xs[W], ys[W];
+      for (int j = 0; j < W; ++j) std::tie(xs[j], ys[j]) = c[i + j];
+      add_product_group<Acc, W>(f, xs, ys);
+    }
+    for (; i < c.size(); ++i) Acc::add(f, Acc::product(c[i].first, c[i].second));
     Acc::carry(ref);
     // An infinity or NaN decides the result alone, and digits beside it are
     // whatever the runs had spilled (a run holding inf absorbs its finite
     // terms; inf + -inf is NaN there, both flags here): compare the totals.
     const bool special = ref.flags & (Acc::kNan | Acc::kPosInf | Acc::kNegInf);
-    for (const auto& p : {Acc::partial(one), Acc::partial(g)}) {
+    for (const auto& p : {Acc::partial(one), Acc::partial(g), Acc::partial(f)}) {
       if (special) {
         const double want = Acc::total(ref), got = Acc::total(p);
         ASSERT_TRUE(std::isnan(want) ? std::isnan(got) : got == want) << "case " << k;
@@ -615,6 +634,7 @@ TEST(ExactAccumulator, ProductRunsOfNarrowFormatsAreExact) {
                 "e5m2 dot splits its products as its squares");
   static_assert(!ExactLayout<Fp16Format, true, false>::split, "fp16 dot keeps TwoSum");
   static_assert(!ExactLayout<Fp8E4M3Format, true>::split, "e4m3 products fit one exact run");
+  static_assert(ExactSum<Fp8E4M3Format, true>::float_split_groups<16>, "and are split in float a vector at a time");
   static_assert(!ExactLayout<Fp32Format, true>::split && !ExactLayout<Bf16Format, true>::split);
   expect_product_runs_exact<Fp16Format, 8>();
   expect_product_runs_exact<Fp8E5M2Format, 16>();
