@@ -1055,6 +1055,20 @@ TEST(ExactModel, RootsOfSpecialSums) {
   expect_special_roots<ExactSum<Fp8E5M2Format, true>>();
 }
 
+// X's partial of `terms`, one add each, and their exact sum in ex (set up
+// here, 4096 bits: wide enough for every such list of doubles).
+template <class X>
+typename X::Partial partial_with_exact_sum(const std::vector<double>& terms, mpfr_t ex) {
+  auto st = X::start();
+  mpfr_init2(ex, 4096);
+  mpfr_set_zero(ex, 1);
+  for (double t : terms) {
+    X::add(st, t);
+    mpfr_add_d(ex, ex, t, MPFR_RNDN);
+  }
+  return X::partial(st);
+}
+
 // The exact root where rounding is hardest, against MPFR's correctly rounded
 // root of the same integer: (m + 1/2)^2 (a tie between two neighbours of the
 // output format, to even), that plus or minus a tiny term (just past the tie
@@ -1074,20 +1088,14 @@ void expect_roots_near_boundaries(Dtype out) {
     const double sq = mk * mk, sq_err = std::fma(mk, mk, -sq);
     const int tiny_at = 2 * k - 2 * p - 1 - int(test::mix(s) % 40);
     for (int sign : {-1, 0, 1}) {
-      const std::vector<double> terms = {sq, sq_err, 2 * mk * hk, hk * hk, sign * std::ldexp(1.0, tiny_at)};
-      auto st = X::start();
       mpfr_t ex;
-      mpfr_init2(ex, 4096);
-      mpfr_set_zero(ex, 1);
-      for (double t : terms) {
-        X::add(st, t);
-        mpfr_add_d(ex, ex, t, MPFR_RNDN);  // exact: 4096 bits span every term
-      }
+      const auto part =
+          partial_with_exact_sum<X>({sq, sq_err, 2 * mk * hk, hk * hk, sign * std::ldexp(1.0, tiny_at)}, ex);
       const double want = test::round_mpfr_to(ex, out, 1, true);
       SCOPED_TRACE(std::string(to_string(out)) + " m=" + std::to_string(m) + " k=" + std::to_string(k) +
                    " half=" + std::to_string(h != 0) + " tiny=" + std::to_string(sign) + "*2^" +
                    std::to_string(tiny_at));
-      EXPECT_EQ(X::round_sqrt(X::partial(st), out_format(out)), want);
+      EXPECT_EQ(X::round_sqrt(part, out_format(out)), want);
       mpfr_clear(ex);
     }
   }
@@ -1155,15 +1163,8 @@ void expect_quotients_near_boundaries(Dtype out, bool root) {
     for (int sign : {-1, 0, 1}) {
       std::vector<double> ts = terms;
       if (sign != 0) ts.push_back(sign * std::ldexp(1.0, tiny_at));
-      auto st = X::start();
       mpfr_t ex;
-      mpfr_init2(ex, 4096);
-      mpfr_set_zero(ex, 1);
-      for (double t : ts) {
-        X::add(st, t);
-        mpfr_add_d(ex, ex, t, MPFR_RNDN);  // exact: 4096 bits span every term
-      }
-      const auto part = X::partial(st);
+      const auto part = partial_with_exact_sum<X>(ts, ex);
       SCOPED_TRACE(std::string(to_string(out)) + (root ? " rms" : " mean") + " n=" + std::to_string(n) +
                    " m=" + std::to_string(m) + " k=" + std::to_string(k) + " half=" + std::to_string(h != 0) +
                    " tiny=" + std::to_string(sign) + "*2^" + std::to_string(tiny_at));
