@@ -124,17 +124,24 @@ ULPSCOPE_HD void products_of(const float* x, const float* y, typename Acc::term_
   for (int j = 0; j < W; ++j) t[j] = Acc::product(x[j], y[j]);
 }
 
-// W products x[j] * y[j] at once, where the accumulator adds groups
-// (add_group of their terms): the same result as W add_products.
+// W products x[j] * y[j] at once as their terms (add_group of products_of):
+// the same result as W add_products.
+template <class Acc, int W>
+ULPSCOPE_HD void add_product_terms(typename Acc::State& st, const float* x, const float* y) {
+  typename Acc::term_t t[W];
+  products_of<Acc, W>(x, y, t);
+  Acc::template add_group<W>(st, t);
+}
+
+// W products at once, where the accumulator adds groups: add_product_terms,
+// or the accumulator's own add_float_products (exact fp8_e4m3 products: split
+// in float).
 template <class Acc, int W>
 ULPSCOPE_HD void add_product_group(typename Acc::State& st, const float* x, const float* y) {
-  if constexpr (requires { Acc::template add_float_products<W>(st, x, y); }) {
-    Acc::template add_float_products<W>(st, x, y);  // exact fp8_e4m3 products: split in float
-  } else {
-    typename Acc::term_t t[W];
-    products_of<Acc, W>(x, y, t);
-    Acc::template add_group<W>(st, t);
-  }
+  if constexpr (requires { Acc::template add_float_products<W>(st, x, y); })
+    Acc::template add_float_products<W>(st, x, y);
+  else
+    add_product_terms<Acc, W>(st, x, y);
 }
 
 // sum, mean (value); sumsq, norm2, rms (square); dot (product).
@@ -390,9 +397,7 @@ struct ExactMomentsReducer {
       // The squares' double terms, without add_float_products (e4m3): with
       // it this first pass ran 0.750 -> 0.673 of cub Sum fp32 (H100, the
       // whole table at 67dc3fa against b2c8df7's), no spill either way.
-      typename A2::term_t t[W];
-      products_of<A2, W>(x, x, t);
-      A2::template add_group<W>(st.s2, t);
+      add_product_terms<A2, W>(st.s2, x, x);
     } else {
       ULPSCOPE_UNROLL
       for (int j = 0; j < W; ++j) A2::add(st.s2, A2::product(x[j], x[j]));
