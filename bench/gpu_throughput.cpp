@@ -42,10 +42,13 @@ struct Row {
   std::string status = "ok";  // "ok", "unavailable: ...", "skipped: ...", "failed: ..."
 };
 
-// Inputs: uniform values in [-1, 1) from splitmix64 (Steele, Lea, Flood
-// 2014), rounded to the format; throughput is measured on data that is not
-// zeros (METHOD). Filled by all cores, each thread its own slice.
-TypedArray uniform_values(Dtype d, std::int64_t n, std::uint64_t seed) {
+// Inputs: uniform values in [-scale, scale) from splitmix64 (Steele, Lea,
+// Flood 2014), rounded to the format (fp8 saturating, as CUDA's types);
+// throughput is measured on data that is not zeros (METHOD). --scale moves
+// the inputs out of the range where exact squares take their fast path
+// (exact_sum.hpp, add_float_squares). Filled by all cores, each thread its
+// own slice.
+TypedArray uniform_values(Dtype d, std::int64_t n, std::uint64_t seed, double scale) {
   TypedArray a(d, std::size_t(n));
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::visit(
@@ -61,7 +64,7 @@ TypedArray uniform_values(Dtype d, std::int64_t n, std::uint64_t seed) {
               z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
               z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
               z ^= z >> 31;
-              v[std::size_t(i)] = T(std::ldexp(double(std::int64_t(z >> 11)) - 0x1p52, -52));
+              v[std::size_t(i)] = T(std::ldexp(double(std::int64_t(z >> 11)) - 0x1p52, -52) * scale);
             }
           });
         for (auto& th : pool) th.join();
@@ -118,6 +121,7 @@ int run(int argc, char** argv) {
   int warmup = 5, reps = 20;
   std::int64_t cols = 0;
   int blocks = 0, threads = 256;
+  double scale = 1.0;
   std::string ops_arg = "sum", shapes_arg = "tree,atomic,cub,cub_deterministic", axis_arg = "inner", json_path,
               csv_path, dtypes_arg, accs_arg;
   app.add_option("--n", n, "elements per array (default 2^28)")->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 40));
@@ -141,6 +145,10 @@ int run(int argc, char** argv) {
                 return std::stoi(v) % 32 == 0 ? std::string() : std::string("a multiple of 32");
               }, "a multiple of 32"))
       ->needs(blocks_opt);
+  app.add_option("--scale", scale,
+                 "inputs uniform in [-scale, scale) (default 1), rounded to each format (fp8 saturating): where "
+                 "exact squares leave their fast path")
+      ->check(CLI::Range(0x1p-16, 65504.0));
   app.add_option("--json", json_path, "also write the table as JSON to this file");
   app.add_option("--csv", csv_path, "also write the table as CSV to this file");
   try {
@@ -219,11 +227,11 @@ int run(int argc, char** argv) {
       std::string upload_status;
       if (any) {
         try {
-          const TypedArray x = uniform_values(in, n, 1);
-          const TypedArray y = takes_second_input(op) ? uniform_values(in, n, 2) : TypedArray();
+          const TypedArray x = uniform_values(in, n, 1, scale);
+          const TypedArray y = takes_second_input(op) ? uniform_values(in, n, 2, scale) : TypedArray();
           const bool norm = is_elementwise_output(op);
-          const TypedArray gamma = norm ? uniform_values(in, cols, 3) : TypedArray();
-          const TypedArray beta = op == Op::layernorm ? uniform_values(in, cols, 4) : TypedArray();
+          const TypedArray gamma = norm ? uniform_values(in, cols, 3, scale) : TypedArray();
+          const TypedArray beta = op == Op::layernorm ? uniform_values(in, cols, 4, scale) : TypedArray();
           ReductionProblem p;
           p.op = op;
           p.axis = axis;
@@ -275,7 +283,7 @@ int run(int argc, char** argv) {
             << "- device: " << dev.name << " (sm_" << dev.cc_major << dev.cc_minor << ", " << dev.sm_count
             << " SMs, L2 " << dev.l2_bytes / (1 << 20) << " MiB), CCCL " << dev.cccl_version << "\n"
             << "- median of " << reps << " timed launches after " << warmup
-            << " warm-up ones, CUDA events, inputs rotated above L2; inputs uniform in [-1, 1)\n";
+            << " warm-up ones, CUDA events, inputs rotated above L2; inputs uniform in [-" << scale << ", " << scale << ")\n";
   if (blocks) std::cout << "- tree and atomic kernels launched with " << blocks << " blocks of " << threads << " threads\n";
   yard_line("cub::DeviceReduce::Sum fp32 (before)", sum_before, sum_status, "read");
   yard_line("cub::DeviceReduce::Sum fp32 (after)", sum_after, sum_status_after, "read");
@@ -305,6 +313,7 @@ int run(int argc, char** argv) {
     j["cols"] = cols;
     j["warmup"] = warmup;
     j["reps"] = reps;
+    j["input_scale"] = scale;
     if (blocks) j["launch"] = {{"blocks", blocks}, {"threads", threads}};  // absent: each kernel's default
     j["yardsticks"] = {{"cub_sum_fp32_before", timing_json(sum_before)},
                        {"cub_sum_fp32_after", timing_json(sum_after)},

@@ -383,6 +383,93 @@ struct ExactSumOf {
     st.run_terms += 2 * W;
   }
 
+  // Squares (never negative) of W values exact in float (FloatProducts), cut
+  // in float on a chain of L grids where the group's sum is small enough, so
+  // that each square costs float additions and no conversion: levels k < L - 1
+  // keep the hi parts on the grid 2^G_k, the last the rest. The last level
+  // adds W multiples of 2^Low within 2^(G_{L-2} - 1), exact in float when
+  // G_{L-2} = 25 + Low - log2 W; each grid above is square_step higher (a cut
+  // on 2^G takes values within 2^(22 + G), and W hi parts within 2^(G' - 1)
+  // add exactly on 2^G when G' <= G + 25 - log2 W). One check per group makes
+  // the whole group exact: level 0's sum s < B = 2^(22 + G_0) (2^(24 + Low)
+  // for one level, a plain float sum). Its terms are at least +0 and rounding
+  // is monotone, so every term, and every partial sum, is at most s: no
+  // square reached 2^(22 + G_0) (its hi would have: RN(t + C) - C >= 2^(22 +
+  // G_0)), and no partial sum rounded (the first to round would be at least
+  // 2^(24 + G_0)). NaN and infinities fail it too. L is the fewest levels
+  // whose B reaches 2^6 (16 squares of values below 2: e4m3 one level, e5m2
+  // two, fp16 three); a group beyond it takes the path it took before.
+  template <int W>
+  static constexpr int square_step = 25 - ceil_log2(W) < 22 ? 25 - ceil_log2(W) : 22;
+  template <int W>
+  ULPSCOPE_HD static constexpr int square_grid(int levels, int k) {
+    return 25 + Low - ceil_log2(W) + (levels - 2 - k) * square_step<W>;
+  }
+  template <int W>
+  ULPSCOPE_HD static constexpr int square_bound_log2(int levels) {
+    return levels == 1 ? 24 + Low : 22 + square_grid<W>(levels, 0);
+  }
+  static constexpr int kSquareBoundLog2 = 6;
+  ULPSCOPE_HD static constexpr float float_pow2(int e) {
+    float v = 1.0f;
+    for (; e > 0; --e) v *= 2.0f;
+    for (; e < 0; ++e) v *= 0.5f;
+    return v;
+  }
+  template <int W>
+  static constexpr int square_levels =
+      !FloatProducts || window || FastEvery < 4 || W > 16 ? 0
+      : square_bound_log2<W>(1) >= kSquareBoundLog2       ? 1
+      : square_bound_log2<W>(2) >= kSquareBoundLog2       ? 2
+      : square_bound_log2<W>(3) >= kSquareBoundLog2       ? 3
+                                                          : 0;
+  // A level's sum into the runs: straight into run where its grid is one of
+  // the split's (or there is no split) and into err where it is within the
+  // split's lo (2^(split_at - 1)), else split.
+  template <int W, int L, int K>
+  ULPSCOPE_HD static void add_square_level(State& st, double s) {
+    if constexpr (!Split || (K < L - 1 && square_grid<W>(L, K) >= split_at)) {
+      st.run = rn::add(st.run, s);
+    } else if constexpr (K > 0 && square_grid<W>(L, K - 1) - 1 + ceil_log2(W) <= split_at - 1) {
+      st.err = rn::add(st.err, s);
+    } else {
+      add_split(st, s);
+    }
+  }
+  template <int W, int L, int K = 0>
+  ULPSCOPE_HD static void add_square_levels(State& st, const float* s) {
+    add_square_level<W, L, K>(st, double(s[K]));
+    if constexpr (K + 1 < L) add_square_levels<W, L, K + 1>(st, s);
+  }
+  // Returns false, having added nothing, where the group's check fails.
+  template <int W>
+    requires(square_levels<W> > 0)
+  ULPSCOPE_HD static bool add_float_squares(State& st, const float* x) {
+    constexpr int L = square_levels<W>;
+    static_assert(square_bound_log2<W>(L) <= Top, "level 0's sum is a term below 2^Top");
+    constexpr float bound = float_pow2(square_bound_log2<W>(L));
+    float s[L];
+    ULPSCOPE_UNROLL
+    for (int k = 0; k < L; ++k) s[k] = 0.0f;
+    ULPSCOPE_UNROLL
+    for (int j = 0; j < W; ++j) {
+      float v = rn::mul(x[j], x[j]);
+      ULPSCOPE_UNROLL
+      for (int k = 0; k + 1 < L; ++k) {
+        const float c = 1.5f * float_pow2(23 + square_grid<W>(L, k));
+        const float hi = rn::sub(rn::add(v, c), c);
+        s[k] = rn::add(s[k], hi);
+        v = rn::sub(v, hi);
+      }
+      s[L - 1] = rn::add(s[L - 1], v);
+    }
+    if (!(s[0] < bound)) return false;
+    if (st.run_terms > FastEvery - L) spill_run(st);
+    add_square_levels<W, L>(st, s);
+    st.run_terms += L;
+    return true;
+  }
+
   // W input values at once (only where groups<W>): the same exact sum as W
   // calls of add(). fp16 and fp8: the exact double run, its length checked
   // once per group; e4m3 adds the group in float first. Measured on the H100

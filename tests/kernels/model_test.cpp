@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -662,6 +663,170 @@ float value_of(std::uint64_t& s, bool narrow) {
     else x = float(decode<F>(std::uint32_t(test::mix(s) % (1u << F::bits))));
     if (std::isfinite(x) || test::mix(s) % 8 == 0) return x;
   }
+}
+
+// Squares a vector at a time through add_square_group (the float chain of
+// add_float_squares where the group's sum passes its check, else the path
+// before it), against one deposit per exact square. Groups right below and at
+// the check's bound, ties of every level's cut, zeros of both signs,
+// infinities, NaN, runs filled to their length, and random values over the
+// whole range and in the range the check passes. The check itself must pass
+// and fail where it should: the fast path is taken, and refused.
+template <class F, int W, int Levels>
+void expect_square_groups_exact() {
+  using Acc = ExactSum<F, true>;
+  constexpr int L = Acc::template square_levels<W>;
+  static_assert(L == Levels);
+  const double bound = std::ldexp(1.0, Acc::template square_bound_log2<W>(L));
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float big = float(F::max_finite()), tiny = float(F::min_subnormal());
+  std::vector<float> finite;  // the finite values of F at or above +0, ascending
+  for (std::uint32_t b = 0; b < (1u << F::bits) / 2; ++b) {
+    const float v = float(decode<F>(b));
+    if (std::isfinite(v)) finite.push_back(v);
+  }
+  std::sort(finite.begin(), finite.end());
+  auto square = [](float x) { return double(x) * double(x); };
+  // The largest value of F whose square is below a; the least whose square is at or above it.
+  auto below = [&](double a) { return *(std::partition_point(finite.begin(), finite.end(), [&](float v) { return square(v) < a; }) - 1); };
+  auto above = [&](double a) { return *std::partition_point(finite.begin(), finite.end(), [&](float v) { return square(v) < a; }); };
+  std::vector<std::vector<float>> groups = {
+      std::vector<float>(W, 0.0f), std::vector<float>(W, -0.0f), std::vector<float>(W, tiny),
+      std::vector<float>(W, big),  std::vector<float>(W, 1.0f),  std::vector<float>(W, -1.0f)};
+  // The check's edge: one square just under the bound among zeros (passes),
+  // one at or over it among the least values (fails); W squares whose sum is
+  // just under the bound, and the same with one value a step larger.
+  groups.emplace_back(W, 0.0f);
+  groups.back()[1] = below(bound);
+  groups.emplace_back(W, tiny);
+  groups.back()[W - 1] = -above(bound);
+  groups.emplace_back(W, below(bound / W));
+  groups.emplace_back(W, below(bound / W));
+  groups.back()[2] = above(bound / W * 1.5);
+  groups.emplace_back(W, -0.0f);
+  groups.back()[5] = nan;
+  if constexpr (F::has_infinity) {  // e4m3 has none: its products path assumes so
+    groups.emplace_back(W, 1.0f);
+    groups.back()[3] = inf;
+  }
+  // Ties of each level's cut: values whose remainder at level k (after the
+  // cuts above it, rounded to nearest even as the float sums round) is an odd
+  // multiple of half its grid step, W of them to a group.
+  // And the terms that stretch each level's sum most: groups of W distinct
+  // values whose remainder at level k is among the largest, the first one
+  // the least value instead (its square's last bit at 2^Low); and for the
+  // cut levels, values whose hi part there is among the largest odd
+  // multiples of the grid step (a sum of an odd count of them is odd, so it
+  // rounds once it passes 2^(24 + G)).
+  std::vector<std::vector<float>> stretch;
+  for (int k = 0; k < L; ++k) {
+    std::vector<float> ties;
+    std::vector<std::pair<double, float>> widest, odd;
+    for (float x : finite) {
+      if (square(x) * W >= bound) break;
+      double r = square(x);
+      for (int i = 0; i < k; ++i) {
+        const double step = std::ldexp(1.0, Acc::template square_grid<W>(L, i));
+        r -= std::nearbyint(r / step) * step;
+      }
+      widest.emplace_back(r, x);
+      if (k + 1 == L) continue;
+      const double step = std::ldexp(1.0, Acc::template square_grid<W>(L, k));
+      const double hi = std::nearbyint(r / step);
+      if (std::fmod(std::fabs(hi), 2.0) == 1.0) odd.emplace_back(hi * step, x);
+      const double half = r / std::ldexp(1.0, Acc::template square_grid<W>(L, k) - 1);
+      if (half == std::floor(half) && std::fmod(std::fabs(half), 2.0) == 1.0) ties.push_back(ties.size() % 2 ? -x : x);
+    }
+    std::sort(widest.begin(), widest.end(), std::greater<>());
+    std::sort(odd.begin(), odd.end(), std::greater<>());
+    for (std::size_t i = 0; k > 0 && i + W <= widest.size() && i < 4 * W; i += W) {
+      stretch.emplace_back(1, tiny);
+      for (int j = 1; j < W; ++j) stretch.back().push_back(widest[i + std::size_t(j)].second);
+    }
+    for (std::size_t i = 0; k > 0 && i + W <= odd.size() && i < 4 * W; i += W) {
+      stretch.emplace_back();
+      for (int j = 0; j < W; ++j) stretch.back().push_back(odd[i + std::size_t(j)].second);
+    }
+    if (k + 1 == L) continue;
+    // A square is an odd multiple of an even power of two, and so is its
+    // remainder below a grid: ties exist where G - 1 is even, only there.
+    const int g = Acc::template square_grid<W>(L, k);
+    EXPECT_EQ(ties.empty(), (g - 1) % 2 != 0) << "level " << k;
+    for (std::size_t i = 0; i < ties.size() && i < 64 * W; i += W) {
+      groups.emplace_back();
+      for (int j = 0; j < W; ++j) groups.back().push_back(ties[(i + std::size_t(j)) % ties.size()]);
+    }
+  }
+  // Random groups: values of the whole format (specials too), values below 1
+  // (as the benchmark's inputs), and values in [1/16, 16).
+  std::uint64_t s = 31415;
+  const auto under_one = std::partition_point(finite.begin(), finite.end(), [](float v) { return v < 1.0f; });
+  for (int trial = 0; trial < 600; ++trial) {
+    std::vector<float> g(W);
+    for (auto& x : g) {
+      if (trial % 3 == 0) {
+        x = value_of<F>(s, false);
+        if (!std::isfinite(x) && trial % 2) x = big;
+      } else if (trial % 3 == 1) {
+        x = finite[test::mix(s) % std::size_t(under_one - finite.begin())] * (test::mix(s) & 1 ? -1.0f : 1.0f);
+      } else {
+        x = value_of<F>(s, true);
+      }
+    }
+    groups.push_back(g);
+  }
+  int fast = 0, refused = 0;
+  for (const auto& g : groups) {
+    auto st = Acc::start();
+    (Acc::template add_float_squares<W>(st, g.data()) ? fast : refused) += 1;
+  }
+  EXPECT_GT(fast, 100);
+  EXPECT_GT(refused, 100);
+  // One stream of groups, then each group alone, then long runs of each.
+  std::vector<std::vector<float>> cases;
+  for (const auto& g : groups) cases.push_back(g);
+  cases.emplace_back();
+  for (const auto& g : groups) cases.back().insert(cases.back().end(), g.begin(), g.end());
+  for (float v : {below(bound / W), big}) cases.emplace_back(std::size_t(Acc::fast_every) * 2 + 3 * W, v);
+  // The widest groups for more terms than a run holds, alone and every third
+  // group the largest values (the path before, into the same runs).
+  groups.insert(groups.end(), stretch.begin(), stretch.end());
+  for (int with_big = 0; with_big < 2 && !stretch.empty(); ++with_big) {
+    cases.emplace_back();
+    for (std::size_t i = 0; i < std::size_t(Acc::fast_every) / W * 2 + 3; ++i) {
+      const auto& g = with_big && i % 3 == 2 ? std::vector<float>(W, big) : stretch[i % stretch.size()];
+      cases.back().insert(cases.back().end(), g.begin(), g.end());
+    }
+  }
+  cases.emplace_back();  // groups that pass and fail in turn, for more terms than a run holds
+  for (std::size_t i = 0; i < std::size_t(Acc::fast_every) / W * 2 + 3; ++i)
+    for (int j = 0; j < W; ++j) cases.back().push_back(i % 3 == 2 ? big : below(bound / W));
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const auto& c = cases[k];
+    auto st = Acc::start();
+    auto ref = Acc::identity();
+    for (float x : c) Acc::deposit(ref, double(x) * double(x));
+    for (std::size_t i = 0; i < c.size(); i += W) add_square_group<Acc, W>(st, c.data() + i);
+    Acc::carry(ref);
+    const auto p = Acc::partial(st);
+    const bool special = ref.flags & (Acc::kNan | Acc::kPosInf | Acc::kNegInf);
+    if (special) {
+      const double want = Acc::total(ref), got = Acc::total(p);
+      ASSERT_TRUE(std::isnan(want) ? std::isnan(got) : got == want) << "case " << k;
+      continue;
+    }
+    for (int d = 0; d < Acc::digits; ++d) ASSERT_EQ(p.limb[d], ref.limb[d]) << "case " << k << " digit " << d;
+    ASSERT_EQ(p.flags, ref.flags) << "case " << k;
+  }
+}
+
+TEST(ExactAccumulator, SquaresCutInFloatAreExact) {
+  static_assert(ExactSum<Fp32Format, true>::square_levels<4> == 0 && ExactSum<Bf16Format, true>::square_levels<8> == 0,
+                "squares of fp32 and bf16 do not fit float's range");
+  expect_square_groups_exact<Fp8E4M3Format, 16, 1>();
+  expect_square_groups_exact<Fp8E5M2Format, 16, 2>();
+  expect_square_groups_exact<Fp16Format, 8, 3>();
+  expect_square_groups_exact<Fp16Format, 16, 3>();
 }
 
 template <int D>
