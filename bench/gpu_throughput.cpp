@@ -148,7 +148,7 @@ int run(int argc, char** argv) {
   app.add_option("--scale", scale,
                  "inputs uniform in [-scale, scale) (default 1), rounded to each format (fp8 saturating): where "
                  "exact squares leave their fast path")
-      ->check(CLI::Range(0x1p-16, 65504.0));
+      ->check(CLI::Range(0x1p-16, 65504.0));  // fp16 stays finite
   app.add_option("--json", json_path, "also write the table as JSON to this file");
   app.add_option("--csv", csv_path, "also write the table as CSV to this file");
   try {

@@ -144,19 +144,6 @@ ULPSCOPE_HD void add_product_group(typename Acc::State& st, const float* x, cons
     add_product_terms<Acc, W>(st, x, y);
 }
 
-// W squares at once: the accumulator's own add_float_squares where it has
-// one and the group passes its check (exact narrow formats: cut in float on
-// a chain of grids), else add_product_group.
-template <class Acc, int W>
-ULPSCOPE_HD void add_square_group(typename Acc::State& st, const float* x) {
-#ifndef ULPSCOPE_NO_FLOAT_SQUARES
-  if constexpr (requires { Acc::template add_float_squares<W>(st, x); }) {
-    if (Acc::template add_float_squares<W>(st, x)) return;
-  }
-#endif
-  add_product_group<Acc, W>(st, x, x);
-}
-
 // sum, mean (value); sumsq, norm2, rms (square); dot (product).
 template <class Acc, TermKind K>
 struct SumReducer {
@@ -179,10 +166,8 @@ struct SumReducer {
   ULPSCOPE_HD static void add_group(State& st, const float* x, const float* y, const Params&) {
     if constexpr (K == TermKind::value) {
       Acc::template add_group<W>(st, x);
-    } else if constexpr (K == TermKind::square) {
-      add_square_group<Acc, W>(st, x);
     } else {
-      add_product_group<Acc, W>(st, x, y);
+      add_product_group<Acc, W>(st, x, K == TermKind::square ? x : y);
     }
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return Acc::partial(st); }
