@@ -383,6 +383,49 @@ struct ExactSumOf {
     st.run_terms += 2 * W;
   }
 
+  // Split products exact in float (fp8_e5m2), W at once: each product t cut
+  // in float on the grid 2^S, S = float_hi_at<W>, into hi = (t + C) - C (C =
+  // 1.5 * 2^(23 + S); |t| < 2^Top <= 2^(22 + S)) and lo = t - hi (exact, |lo|
+  // <= 2^(S - 1)). The W hi add exactly in float (multiples of 2^S, at most W
+  // 2^Top <= 2^(24 + S)) and go to run as one term; each lo goes to err as
+  // add_split's lo does, only up to 2^(S - split_at) times larger, so it
+  // counts that many terms of the runs' length. A product costs one
+  // conversion and one double addition instead of add_split's one and five.
+  template <int W>
+  static constexpr int float_hi_at = Top + ceil_log2(W) - 24;
+  template <int W>
+  static constexpr unsigned float_hi_weight = float_hi_at<W> >= split_at && float_hi_at<W> - split_at < 31
+                                                  ? 1u << (float_hi_at<W> - split_at)
+                                                  : 0u;
+  template <int W>
+  static constexpr bool float_hi_groups =
+#ifdef ULPSCOPE_NO_FLOAT_HI
+      false &&
+#endif
+      FloatProducts && Split && !window && Top <= 22 + float_hi_at<W> &&
+                                          float_hi_weight<W> > 0 && W * float_hi_weight<W> <= FastEvery;
+  template <int W>
+    requires float_hi_groups<W>
+  ULPSCOPE_HD static void add_float_products(State& st, const float* x, const float* y) {
+    constexpr int S = float_hi_at<W>;
+    constexpr float c = 1.5f * float(std::uint64_t(1) << (23 + S));
+    static_assert(23 + S >= 0 && 23 + S < 64, "C is a float power of two times 1.5");
+    constexpr unsigned terms = W * float_hi_weight<W>;
+    if (st.run_terms > FastEvery - terms) spill_run(st);
+    float hs = 0.0f;
+    ULPSCOPE_UNROLL
+    for (int j = 0; j < W; ++j) {
+      const float t = rn::mul(x[j], y[j]);
+      const float hi = rn::sub(rn::add(t, c), c);
+      hs = rn::add(hs, hi);
+      st.err = rn::add(st.err, double(rn::sub(t, hi)));
+    }
+    // An infinite t leaves hs infinite (or NaN) and its lo NaN: run says
+    // which, as add_split's hi does (spill_run).
+    st.run = rn::add(st.run, double(hs));
+    st.run_terms += terms;
+  }
+
   // W input values at once (only where groups<W>): the same exact sum as W
   // calls of add(). fp16 and fp8: the exact double run, its length checked
   // once per group; e4m3 adds the group in float first. Measured on the H100

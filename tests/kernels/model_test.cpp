@@ -577,6 +577,30 @@ void expect_product_runs_exact() {
     for (std::size_t i = 0; i < longest.size(); ++i) longest[i] = pattern[i % 4];
     cases.push_back(longest);
   }
+  // Split products cut in float a vector at a time (e5m2, add_float_products
+  // on the grid 2^S'): lo at its largest, 2^(S' - 1), by ties that round
+  // down (products 2^(S' - 1) and 5 2^(S' - 1): lo +2^(S' - 1)) and up
+  // (3 2^(S' - 1): lo -2^(S' - 1)), for more terms than a run holds, with
+  // the largest products beside them (hi at its largest) and alone.
+  if constexpr (Acc::template float_hi_groups<W>) {
+    const int h = Acc::template float_hi_at<W> - 1, a = h / 2;
+    const std::pair<float, float> down{std::ldexp(1.0f, a), std::ldexp(1.0f, h - a)},
+        down5{std::ldexp(1.25f, a), std::ldexp(1.0f, h - a)}, up{std::ldexp(1.5f, a), std::ldexp(1.0f, h - a)};
+    ASSERT_EQ(double(down.first) * down.second, std::ldexp(1.0, h));
+    for (float sign : {1.0f, -1.0f}) {
+      for (const auto& pattern : {std::vector<std::pair<float, float>>{down, down5, {big, sign * big}},
+                                  std::vector<std::pair<float, float>>{up},
+                                  std::vector<std::pair<float, float>>{{big, sign * big}}}) {
+        std::vector<std::pair<float, float>> longest(
+            std::size_t(Acc::fast_every / Acc::template float_hi_weight<W>) * 3 + 5 * W + 3);
+        for (std::size_t i = 0; i < longest.size(); ++i) {
+          longest[i] = pattern[i % pattern.size()];
+          if (pattern.size() < 3) longest[i].first *= sign;
+        }
+        cases.push_back(longest);
+      }
+    }
+  }
   std::uint64_t s = 2718;
   for (int trial = 0; trial < 300; ++trial) {
     std::vector<std::pair<float, float>> c(1 + test::mix(s) % (trial % 10 == 0 ? 40000 : 600));
@@ -603,7 +627,7 @@ void expect_product_runs_exact() {
     }
     for (; i < c.size(); ++i) Acc::add(g, Acc::product(c[i].first, c[i].second));
     // And through add_product_group, as SumReducer adds a vector of products
-    // (e4m3: split in float, add_float_products).
+    // (e4m3 and e5m2: cut in float, add_float_products).
     auto f = Acc::start();
     for (i = 0; i + W <= c.size(); i += W) {
       float xs[W], ys[W];
@@ -635,6 +659,8 @@ TEST(ExactAccumulator, ProductRunsOfNarrowFormatsAreExact) {
   static_assert(!ExactLayout<Fp16Format, true, false>::split, "fp16 dot keeps TwoSum");
   static_assert(!ExactLayout<Fp8E4M3Format, true>::split, "e4m3 products fit one exact run");
   static_assert(ExactSum<Fp8E4M3Format, true>::float_split_groups<16>, "and are split in float a vector at a time");
+  static_assert(ExactSum<Fp8E5M2Format, true>::float_hi_groups<16>, "e5m2's hi parts add in float a vector at a time");
+  static_assert(!ExactSum<Fp16Format, true>::float_hi_groups<8>, "fp16's lo parts would not fit its runs");
   static_assert(!ExactLayout<Fp32Format, true>::split && !ExactLayout<Bf16Format, true>::split);
   expect_product_runs_exact<Fp16Format, 8>();
   expect_product_runs_exact<Fp8E5M2Format, 16>();
