@@ -415,10 +415,18 @@ struct ExactSumOf {
     float hs = 0.0f;
     ULPSCOPE_UNROLL
     for (int j = 0; j < W; ++j) {
+#ifdef ULPSCOPE_FLOAT_HI_MUL
       const float t = rn::mul(x[j], y[j]);
       const float hi = rn::sub(rn::add(t, c), c);
       hs = rn::add(hs, hi);
       st.err = rn::add(st.err, double(rn::sub(t, hi)));
+#else
+      // x y is exact in float, so fma(x, y, c) = RN(t + c) and fma(x, y,
+      // -hi) = t - hi: one instruction each, no product of its own.
+      const float hi = rn::sub(rn::fma(x[j], y[j], c), c);
+      hs = rn::add(hs, hi);
+      st.err = rn::add(st.err, double(rn::fma(x[j], y[j], -hi)));
+#endif
     }
     // An infinite t leaves hs infinite (or NaN) and its lo NaN: run says
     // which, as add_split's hi does (spill_run).

@@ -599,6 +599,19 @@ void expect_product_runs_exact() {
         }
         cases.push_back(longest);
       }
+      // err's last bit first, then lo at its largest for more terms than a
+      // run holds: the last bit is lost where a run outgrows 2^(53 + Low).
+      std::vector<std::pair<float, float>> lasting(
+          std::size_t(Acc::fast_every / Acc::template float_hi_weight<W>) * 3 + W, down);
+      lasting[0] = {tiny, tiny};
+      for (auto& p : lasting) p.first *= sign;
+      cases.push_back(lasting);
+      // A hi with the grid's last bit (3 2^S') beside W - 1 of the largest:
+      // the float sum of the hi parts keeps it only on the grid 2^S'.
+      const int g = Acc::template float_hi_at<W>, b = g / 2;
+      std::vector<std::pair<float, float>> widest(2 * W, {big, sign * big});
+      widest[0] = widest[W + 5] = {std::ldexp(1.5f, b + 1), sign * std::ldexp(1.0f, g - b)};
+      cases.push_back(widest);
     }
   }
   std::uint64_t s = 2718;
