@@ -347,6 +347,14 @@ struct ExactSumOf {
   template <int W>
   static constexpr bool float_groups = FastEvery >= W && ManBits >= 0 && Top - Low + ceil_log2(W) <= 24;
 
+  // C of a cut in float on the grid 2^S: (t + C) - C is t rounded to a
+  // multiple of 2^S while |t| <= 2^(22 + S).
+  template <int S>
+  ULPSCOPE_HD static constexpr float float_cut() {
+    static_assert(23 + S >= 0 && 23 + S < 64, "C is a float power of two times 1.5");
+    return 1.5f * float(std::uint64_t(1) << (23 + S));
+  }
+
   // Products exact in float (FloatProducts) without a split, W at once: each
   // product t cut in float on the grid 2^S, S = float_split_at<W>, into hi =
   // (t + C) - C (C = 1.5 * 2^(23 + S); t is within 2^(22 + S)) and lo = t - hi
@@ -368,8 +376,7 @@ struct ExactSumOf {
     requires float_split_groups<W>
   ULPSCOPE_HD static void add_float_products(State& st, const float* x, const float* y) {
     constexpr int S = float_split_at<W>;
-    constexpr float c = 1.5f * float(std::uint64_t(1) << (23 + S));
-    static_assert(23 + S >= 0 && 23 + S < 64, "C is a float power of two times 1.5");
+    constexpr float c = float_cut<S>();
     if (st.run_terms > FastEvery - 2 * W) spill_run(st);
     float hs = 0.0f, ls = -0.0f;  // ls keeps the sign of a zero sum, as the run does: hi is never -0
     ULPSCOPE_UNROLL
@@ -410,8 +417,7 @@ struct ExactSumOf {
     requires float_hi_groups<W>
   ULPSCOPE_HD static void add_float_products(State& st, const float* x, const float* y) {
     constexpr int S = float_hi_at<W>;
-    constexpr float c = 1.5f * float(std::uint64_t(1) << (23 + S));
-    static_assert(23 + S >= 0 && 23 + S < 64, "C is a float power of two times 1.5");
+    constexpr float c = float_cut<S>();
     constexpr unsigned terms = W * float_hi_weight<W>;
     if (st.run_terms > FastEvery - terms) spill_run(st);
     float hs = 0.0f;
