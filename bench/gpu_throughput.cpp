@@ -44,10 +44,10 @@ struct Row {
 
 // Inputs: uniform values in [-scale, scale) from splitmix64 (Steele, Lea,
 // Flood 2014), rounded to the format (fp8 saturating, as CUDA's types);
-// throughput is measured on data that is not zeros (METHOD). --scale moves
-// the inputs out of the range where exact squares take their fast path
-// (exact_sum.hpp, add_float_squares). Filled by all cores, each thread its
-// own slice.
+// throughput is measured on data that is not zeros (METHOD). --scale shows
+// whether a kernel's speed depends on the inputs' range (the exact squares'
+// fast path tried in c4d5adb did: docs/perf-h100.md). Filled by all cores,
+// each thread its own slice.
 TypedArray uniform_values(Dtype d, std::int64_t n, std::uint64_t seed, double scale) {
   TypedArray a(d, std::size_t(n));
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
@@ -146,8 +146,8 @@ int run(int argc, char** argv) {
               }, "a multiple of 32"))
       ->needs(blocks_opt);
   app.add_option("--scale", scale,
-                 "inputs uniform in [-scale, scale) (default 1), rounded to each format (fp8 saturating): where "
-                 "exact squares leave their fast path")
+                 "inputs uniform in [-scale, scale) (default 1), rounded to each format (fp8 saturating), to see "
+                 "whether a kernel's speed depends on the inputs' range")
       ->check(CLI::Range(0x1p-16, 65504.0));  // fp16 stays finite
   app.add_option("--json", json_path, "also write the table as JSON to this file");
   app.add_option("--csv", csv_path, "also write the table as CSV to this file");
