@@ -583,35 +583,34 @@ void expect_product_runs_exact() {
   // (3 2^(S' - 1): lo -2^(S' - 1)), for more terms than a run holds, with
   // the largest products beside them (hi at its largest) and alone.
   if constexpr (Acc::template float_hi_groups<W>) {
-    const int h = Acc::template float_hi_at<W> - 1, a = h / 2;
+    const int g = Acc::template float_hi_at<W>, h = g - 1, a = h / 2;
     const std::pair<float, float> down{std::ldexp(1.0f, a), std::ldexp(1.0f, h - a)},
-        down5{std::ldexp(1.25f, a), std::ldexp(1.0f, h - a)}, up{std::ldexp(1.5f, a), std::ldexp(1.0f, h - a)};
+        down5{std::ldexp(1.25f, a), std::ldexp(1.0f, h - a)}, up{std::ldexp(1.5f, a), std::ldexp(1.0f, h - a)},
+        largest{big, big};
     ASSERT_EQ(double(down.first) * down.second, std::ldexp(1.0, h));
+    // More terms than three runs hold (each lo counts float_hi_weight terms).
+    const std::size_t runs3 = std::size_t(Acc::fast_every / Acc::template float_hi_weight<W>) * 3;
+    using Products = std::vector<std::pair<float, float>>;
     for (float sign : {1.0f, -1.0f}) {
-      for (const auto& pattern : {std::vector<std::pair<float, float>>{down, down5, {big, sign * big}},
-                                  std::vector<std::pair<float, float>>{up},
-                                  std::vector<std::pair<float, float>>{{big, sign * big}}}) {
-        std::vector<std::pair<float, float>> longest(
-            std::size_t(Acc::fast_every / Acc::template float_hi_weight<W>) * 3 + 5 * W + 3);
-        for (std::size_t i = 0; i < longest.size(); ++i) {
-          longest[i] = pattern[i % pattern.size()];
-          if (pattern.size() < 3) longest[i].first *= sign;
-        }
-        cases.push_back(longest);
+      auto signed_case = [&](Products c) {  // every product of one sign
+        for (auto& p : c) p.first *= sign;
+        cases.push_back(std::move(c));
+      };
+      for (const auto& pattern : {Products{down, down5, largest}, Products{up}, Products{largest}}) {
+        Products longest(runs3 + 5 * W + 3);
+        for (std::size_t i = 0; i < longest.size(); ++i) longest[i] = pattern[i % pattern.size()];
+        signed_case(longest);
       }
       // err's last bit first, then lo at its largest for more terms than a
       // run holds: the last bit is lost where a run outgrows 2^(53 + Low).
-      std::vector<std::pair<float, float>> lasting(
-          std::size_t(Acc::fast_every / Acc::template float_hi_weight<W>) * 3 + W, down);
+      Products lasting(runs3 + W, down);
       lasting[0] = {tiny, tiny};
-      for (auto& p : lasting) p.first *= sign;
-      cases.push_back(lasting);
+      signed_case(lasting);
       // A hi with the grid's last bit (3 2^S') beside W - 1 of the largest:
       // the float sum of the hi parts keeps it only on the grid 2^S'.
-      const int g = Acc::template float_hi_at<W>, b = g / 2;
-      std::vector<std::pair<float, float>> widest(2 * W, {big, sign * big});
-      widest[0] = widest[W + 5] = {std::ldexp(1.5f, b + 1), sign * std::ldexp(1.0f, g - b)};
-      cases.push_back(widest);
+      Products widest(2 * W, largest);
+      widest[0] = widest[W + 5] = {std::ldexp(1.5f, a + 1), std::ldexp(1.0f, g - a)};
+      signed_case(widest);
     }
   }
   std::uint64_t s = 2718;
