@@ -47,9 +47,9 @@ int blocks_for(std::int64_t vectors, int threads, int per_thread, int cap) {
 //   77-86 registers: 0.921 / 0.987 / 0.970; see below);
 // - the exact first passes held to a register count (their digits in shared
 //   memory, kernels/exact_limbs.hpp) take the blocks that fit, up to 6: one
-//   wave (80 registers: 3; 64: 4; 40, the sums of fp16 and e5m2 and the
-//   squares of fp16: 6). exact's result is the same for any launch, so these
-//   counts change its speed only.
+//   wave (80 registers: 3; 64: 4; 48, the sums of e4m3: 5; 40, the sums of
+//   fp16 and e5m2 and the squares of fp16: 6). exact's result is the same for
+//   any launch, so these counts change its speed only.
 int default_blocks_per_sm(const KernelSpec& spec) {
   const bool fp8 = spec.in == Dtype::fp8_e4m3 || spec.in == Dtype::fp8_e5m2;
   // logsumexp with the fp32 accumulator, swept again on the H100 at ea6c7fd

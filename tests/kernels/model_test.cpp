@@ -267,6 +267,16 @@ void expect_groups_equal_single_adds(Dtype d) {
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
+  // Runs filled and spilled many times over (fp16: every 2^13 terms; e5m2:
+  // every 2^21), the values of one sign so that the run grows past what
+  // holds the smallest value's bits (fp16: 2^29).
+  {
+    std::vector<float> x(std::size_t(140000) * W);
+    for (float& xj : x)
+      xj = float(decode<F>(encode<F>(std::abs(pool[test::mix(s) % pool.size()]), Saturation::satfinite)));
+    expect_same_partial(x, "long");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
   for (int trial = 0; trial < 3000; ++trial) {
     const int groups = 1 + int(test::mix(s) % 3);
     std::vector<float> x(std::size_t(groups) * W);
