@@ -38,7 +38,9 @@
 // with add_float_products, 0.877 -> 0.843 and 0.858 -> 0.827); dot
 // e5m2 at 64 registers and 4 blocks, 0.928 -> 0.932, as in the table above;
 // again once its products were cut in float (add_float_products), 0.945 ->
-// 0.927 (a later session, three runs each).
+// 0.927 (a later session, three runs each); at 72 registers (no spill) in
+// blocks of 128 threads, 7 per SM (28 warps instead of 24), 0.945 either
+// way (four runs each, `gpu_throughput --threads 128 --blocks 924`).
 #include "formats/dtype.hpp"
 #include "kernels/op.hpp"
 
@@ -83,7 +85,9 @@ constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
 // Not taken, one earlier session (one run each): the sums of values, within
 // 0.01 either way; squares of bf16 0.808 -> 0.789 and fp16 0.928 -> 0.923;
 // dots, two inputs each with its slots, lost up to 0.24 (fp16 0.966 ->
-// 0.723); 8 slots lost to 4 nearly everywhere (mean_var fp16 0.713).
+// 0.723); 8 slots lost to 4 nearly everywhere (mean_var fp16 0.713). Again
+// in a later session: dot e5m2 0.948 -> 0.944, squares of fp16 at 40
+// registers (16 bytes of spills) 0.942 -> 0.779.
 constexpr int exact_async_stages(ExactSums s, Dtype in) {
   switch (s) {
     case ExactSums::squares: return in == Dtype::fp32 || is_fp8(in) ? 4 : 0;

@@ -404,6 +404,11 @@ struct ExactSumOf {
   // add_split / this with a product and t + C / this with fma: sumsq e5m2
   // 0.649 / 0.711 / 0.747, norm2 0.637 / 0.700 / 0.730, rms 0.629 / 0.690 /
   // 0.720, dot 0.928 / 0.941 / 0.943.
+  // Not taken for fp16, whose lo parts would not fit the runs: a second cut
+  // of t - hi on the split's grid, its parts summed in float too (seven float
+  // instructions, a conversion and a double addition a square): sumsq fp16
+  // 0.943 -> 0.930 of cub Sum fp32 (H100, four runs each; 8 bytes of spills
+  // at 40 registers).
   template <int W>
   static constexpr int float_hi_at = Top + ceil_log2(W) - 24;
   template <int W>
@@ -442,6 +447,11 @@ struct ExactSumOf {
   // by construction (the bins' classification cost more than the conversions):
   // fp16 0.87 -> 0.93, fp8_e5m2 0.61 -> 0.80; e4m3 with one bin, which is the
   // float group, 0.86, and without it 0.81.
+  // Not taken (H100, a later session, three runs each): the values of fp16
+  // and e5m2 cut in float as float_split_groups cuts products (two
+  // conversions and two double additions a vector), sum e5m2 0.868 -> 0.858,
+  // mean_var fp16 0.853 -> 0.823; the run as two chains of additions (even
+  // and odd values), within 0.004 either way.
   template <int W, class T>
   ULPSCOPE_HD static void add_group(State& st, const T* x) {
     if constexpr (window) {

@@ -58,7 +58,9 @@ inline constexpr bool widens_bf16_by_words<SumReducer<Acc, K>> = !is_exact_sum<A
 // 2^28, fraction of cub Sum fp32 without and with 2 groups ahead (a build
 // each, same process): sumsq fp32 0.773 -> 0.894, bf16 0.630 -> 0.712;
 // mean_var fp32 0.559 -> 0.662, fp16 0.669 -> 0.774, e4m3 0.573 -> 0.662;
-// dot (two inputs, twice the loads in flight) fp32 0.952 -> 0.924: not there.
+// dot (two inputs, twice the loads in flight) fp32 0.952 -> 0.924: not there;
+// nor for exact dot e5m2 (0.948 -> 0.908) or the exact squares of fp16 (sumsq
+// 0.942 -> 0.877), measured in a later session.
 template <class R>
 inline constexpr int kPrefetchGroups = 0;
 template <class Acc>
