@@ -67,7 +67,9 @@ constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
     case ExactSums::products: return in == Dtype::fp16 ? 0 : 80;
     case ExactSums::squares: return in == Dtype::bf16 ? 80 : (in == Dtype::fp16 ? 40 : 0);
     case ExactSums::values:
-      return in == Dtype::bf16 ? 64 : (in == Dtype::fp16 || in == Dtype::fp8_e5m2 ? 40 : (in == Dtype::fp8_e4m3 ? 48 : 0));
+      if (in == Dtype::bf16) return 64;
+      if (in == Dtype::fp8_e4m3) return 48;
+      return in == Dtype::fp16 || in == Dtype::fp8_e5m2 ? 40 : 0;
     case ExactSums::moments: return in == Dtype::fp16 || is_fp8(in) ? 64 : 0;
   }
   return 0;
