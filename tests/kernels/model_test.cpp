@@ -546,6 +546,141 @@ TEST(ExactAccumulator, ProductWindowRunsAreExact) {
   expect_window_runs_exact<Bf16Format>();
 }
 
+// Products of bf16 (squares and dot) a vector at a time, cut in float on a
+// grid of their own (exact_sum.hpp, float_window_groups), against one deposit
+// per product. After a first product 1 the grid is 2^-20 and the window of
+// products [2^-27, 2^1): products just below its top (the hi parts' float sum
+// at 2^24 units), at its bottom and just below it, lo parts at their largest
+// of both signs beside the finest quantum (the lo parts' float sum at 2^24
+// units), runs filled past their length with them, zeros of both signs beside
+// the window's products, the window moved up by growing products and left by
+// shrinking ones, products that overflow float or round in it (subnormal),
+// infinities and NaN, and random products and squares over narrow and wide
+// exponent ranges, some with zeros.
+TEST(ExactAccumulator, Bf16ProductsCutInFloatAreExact) {
+  using F = Bf16Format;
+  using Acc = ExactSum<F, true>;
+  constexpr int W = 8;
+  static_assert(Acc::template float_window_groups<W> && std::is_same_v<Acc, ExactSum<F, true, false>>,
+                "squares and dot alike");
+  static_assert(!ExactSum<Fp32Format, true>::float_window, "fp32's products do not fit float");
+  using Products = std::vector<std::pair<float, float>>;
+  // m1 2^a times m2 2^b, m1 and m2 integers of 8 bits at most: bf16 values.
+  auto pr = [](int m1, int a, int m2, int b) {
+    return std::pair<float, float>{std::ldexp(float(m1), a), std::ldexp(float(m2), b)};
+  };
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float big = float(F::max_finite()), tiny = float(F::min_subnormal());
+  const auto one = pr(1, 0, 1, 0);
+  const auto top = pr(181, -7, 181, -7);        // 32761 2^-14, just below 2^1
+  const auto bottom = pr(1, -13, 1, -14);       // 2^-27
+  const auto under = pr(255, -21, 255, -22);    // 65025 2^-43, just below 2^-27
+  const auto finest = pr(255, -21, 255, -21);   // 65025 2^-42: the quantum 2^-42 at the bottom
+  const auto lo_up = pr(255, -18, 255, -19);    // 65025 2^-37 < 2^-21: hi 0, lo nearly 2^-21
+  const auto lo_down = pr(255, -18, 129, -18);  // 32895 2^-36 > 2^-21: hi 2^-20, lo nearly -2^-21
+  const auto above = pr(255, -7, 255, -7);      // 65025 2^-14, above the window: it moves
+  // A first vector of ones sets the grid (2^-20), a second one holds the case.
+  auto after_ones = [&](Products rest) {
+    Products c(W, one);
+    c.insert(c.end(), rest.begin(), rest.end());
+    return c;
+  };
+  const std::pair<float, float> zero{0.0f, 1.0f}, minus_zero{-0.0f, 1.0f};
+  std::vector<Products> cases = {
+      after_ones(Products(2 * W, top)),
+      after_ones({bottom, bottom, zero, bottom, minus_zero, bottom, bottom, bottom}),
+      after_ones({under, bottom, bottom, bottom, bottom, bottom, bottom, bottom}),
+      after_ones({finest, lo_up, lo_up, lo_up, lo_up, lo_up, lo_up, lo_up}),
+      after_ones({finest, lo_down, lo_down, lo_down, lo_down, lo_down, lo_down, lo_down}),
+      // Just outside the window: each would round the float sums.
+      after_ones({under, lo_up, lo_up, lo_up, lo_up, lo_up, lo_up, lo_up}),
+      after_ones({under, lo_down, lo_down, lo_down, lo_down, lo_down, lo_down, lo_down}),
+      after_ones({above, above, above, above, above, above, above, pr(1, -10, 1, -10)}),
+      after_ones(Products(2 * W, minus_zero)),
+      Products(2 * W, minus_zero),  // whole groups of -0: -0
+      after_ones({minus_zero, zero, minus_zero, minus_zero, minus_zero, minus_zero, minus_zero, minus_zero}),
+      after_ones({{big, big}, {-big, big}, {tiny, tiny}, {tiny, big}, one, one, one, one}),
+      after_ones({pr(129, -70, 129, -70), one, one, one, one, one, one, one}),  // rounds in float: 16641 2^-140
+      after_ones({pr(1, -80, 1, -80), one, one, one, one, one, one, one}),      // 2^-160 underflows to 0
+      // The lowest grid (kFloatGridMin, the window [2^-125, 2^-97)): a square
+      // at the bottom, products below it and one that underflows to 0.
+      {pr(255, -60, 255, -60), pr(1, -62, 1, -63), pr(1, -80, 1, -80), pr(255, -56, 255, -57), zero,
+       pr(129, -70, 129, -70), pr(1, -62, 1, -64), pr(3, -60, 5, -61)},
+      {pr(255, -60, 255, -60), pr(1, -62, 1, -63), zero, pr(255, -56, 255, -57), pr(3, -60, 5, -61),
+       pr(1, -62, 1, -63), pr(255, -60, 255, -60), minus_zero},
+      after_ones({one, one, {inf, 1.0f}, one, one, one, one, one}),
+      after_ones({one, one, {inf, 1.0f}, one, one, {-inf, 1.0f}, one, one}),
+      after_ones({one, one, one, {nan, 1.0f}, one, one, one, one}),
+      after_ones({one, {0.0f, inf}, one, one, one, one, one, one})};
+  {  // vectors of products in the window go to the float cut's runs alone
+    auto st = Acc::start();
+    for (const auto& p : {one, lo_up}) {
+      const float xs[W] = {p.first, p.first, p.first, p.first, p.first, p.first, p.first, p.first};
+      const float ys[W] = {p.second, p.second, p.second, p.second, p.second, p.second, p.second, p.second};
+      add_product_group<Acc, W>(st, xs, ys);
+    }
+    EXPECT_EQ(st.frun, 8.0);
+    EXPECT_EQ(st.ferr, 8 * double(lo_up.first) * lo_up.second);
+    EXPECT_TRUE(st.run == 0.0 && st.err == 0.0 && st.run_terms == 2 * W);
+  }
+  Products ramp(W, one);
+  for (const auto& p : {top, lo_up, lo_down, finest, bottom, under})
+    for (float sign : {1.0f, -1.0f}) {
+      Products run(std::size_t(Acc::fast_every) * 3 + 5 * W + 3, {sign * p.first, p.second});
+      run[run.size() / 2] = finest;
+      cases.push_back(after_ones(run));
+      ramp.insert(ramp.end(), 3 * W, {sign * p.first, p.second});
+    }
+  cases.push_back(ramp);
+  Products growing, shrinking;  // the window moves up with the products; shrinking ones fall out of it
+  for (int e = -120; e <= 120; e += 3) growing.push_back(pr(255, e / 2, 253, e - e / 2));
+  for (int e = 120; e >= -120; e -= 3) shrinking.push_back(pr(255, e / 2, 253, e - e / 2));
+  cases.push_back(growing);
+  cases.push_back(shrinking);
+  std::uint64_t s = 3141;
+  for (int trial = 0; trial < 300; ++trial) {
+    Products c(1 + test::mix(s) % (trial % 10 == 0 ? 5000 : 1500));
+    const double span = trial % 3 == 0 ? 2.0 * F::emax : (trial % 3 == 1 ? 24.0 : 4.0);  // exponent range
+    const bool zeros = trial % 4 == 3;
+    auto r = [&] {  // a normal value of F, or at times a zero
+      if (zeros && test::mix(s) % 16 == 0) return test::mix(s) & 1 ? -0.0f : 0.0f;
+      const double m = 1.0 + double(test::mix(s) % (1u << F::man_bits)) / double(1u << F::man_bits);
+      const int e = std::clamp(int(test::uniform01(s) * span - span / 2), F::emin, F::emax);
+      return float((test::mix(s) & 1 ? -1.0 : 1.0) * std::ldexp(m, e));
+    };
+    for (auto& [x, y] : c) {
+      x = r();
+      y = trial % 2 ? x : r();
+    }
+    cases.push_back(c);
+  }
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const auto& c = cases[k];
+    std::vector<double> terms;
+    auto each = Acc::start();
+    for (auto [x, y] : c) {
+      ASSERT_TRUE(std::isnan(x) || float(decode<F>(encode<F>(x, Saturation::nosat))) == x) << "case " << k;
+      terms.push_back(double(x) * double(y));
+      Acc::add(each, Acc::product(x, y));
+    }
+    expect_same_integer<Acc>(each, terms, "case " + std::to_string(k) + ", term by term");
+    // In vectors of W, as SumReducer adds them, from the start and after an
+    // odd one, so that groups straddle the runs' ends and the window's moves.
+    for (std::size_t start : {0, 3}) {
+      auto f = Acc::start();
+      std::size_t i = 0;
+      for (; i < std::min(c.size(), start); ++i) Acc::add(f, Acc::product(c[i].first, c[i].second));
+      for (; i + W <= c.size(); i += W) {
+        float xs[W], ys[W];
+        for (int j = 0; j < W; ++j) std::tie(xs[j], ys[j]) = c[i + j];
+        add_product_group<Acc, W>(f, xs, ys);
+      }
+      for (; i < c.size(); ++i) Acc::add(f, Acc::product(c[i].first, c[i].second));
+      expect_same_integer<Acc>(f, terms, "case " + std::to_string(k) + ", in vectors from " + std::to_string(start));
+    }
+  }
+}
+
 // Products of fp16 and fp8_e5m2 go to two exact runs, split on a grid
 // (exact_sum.hpp, Split), and fp8_e4m3 products to one, both a vector at a
 // time; against one deposit per exact product: signed zeros alone and mixed,
