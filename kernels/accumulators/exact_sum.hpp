@@ -45,6 +45,13 @@
 //   infinity or NaN goes to the integer alone. Five additions and an integer
 //   compare a term, instead of TwoSum's six additions and the checked add of
 //   its error (three more and two compares).
+//   Not taken for bf16 (H100, one session, a build each, three runs): its
+//   products cut in float a vector at a time on a grid of their own, the hi
+//   and lo parts summed in float (exact while every product lies within 28
+//   binades of the largest), two conversions and two double additions a
+//   vector: sumsq 0.810 -> 0.626 of cub Sum fp32, dot 0.944 -> 0.869. ncu:
+//   22 instructions an element (the check of the window by a maximum and a
+//   minimum, the cut by two fma and three additions), 67% of issue slots busy.
 //
 // Where the digits live while a thread adds (LimbsOutside): in the state, as
 // registers on the GPU, or in memory the caller places (place_limbs; the
@@ -106,17 +113,6 @@ struct ExactSumOf {
   static constexpr int kRunLog2 = ceil_log2(FastEvery);
   static constexpr int kWindowWidth = 107 - 2 * kRunLog2 - WindowBits;
   static constexpr int kHeadroom = kWindowWidth / 4;
-  // float_window (the note at the top): products of at most 16 significant
-  // bits, up to 2^kFloatGroupLog2 at once, cut in float on the grid 2^G, G in
-  // [kFloatGridMin, kFloatGridMax] so that every product in its window is
-  // exact in float and C = 1.5 * 2^(23 + G) a normal float.
-  static constexpr bool float_window = window && WindowBits <= 16;
-  static constexpr int kFloatGroupLog2 = 3;
-  static constexpr int kFloatGridMin = -99 - kFloatGroupLog2 - WindowBits;
-  static constexpr int kFloatGridMax = 104;
-  ULPSCOPE_HD static float float_grid_constant(int g) {
-    return detail::float_from_bits(std::uint32_t(g + 150) << 23 | 0x400000u);
-  }
   static_assert(!window || (Split && FastEvery == (1u << kRunLog2) && kWindowWidth >= 16),
                 "a window of at least 16 binades for power-of-two runs");
   // Zeros (field 0) and infinities or NaN (0x7FF) are never in a window that
@@ -140,8 +136,6 @@ struct ExactSumOf {
     double err;  // products: the rounding errors of run (TwoSum), checked
     double c;    // Window: 1.5 * 2^(52 + S), the split's constant
     int win_lo;  // Window: the lowest exponent field in the window
-    double frun, ferr;  // float_window: the runs of the groups cut in float
-    float fc;           // float_window: 1.5 * 2^(23 + G), the float cut's constant
   };
 
   ULPSCOPE_HD static Partial identity() {
@@ -152,9 +146,8 @@ struct ExactSumOf {
   }
   // Window: win_lo far below any field, so that the first term moves it.
   ULPSCOPE_HD static State start() {
-    const float fc = float_window ? float_grid_constant(kFloatGridMin) : 0.0f;
-    if constexpr (LimbsOutside) return {{nullptr, 0u}, -0.0, 0u, 0u, -0.0, 0.0, -(1 << 20), -0.0, -0.0, fc};
-    else return {identity(), -0.0, 0u, 0u, -0.0, 0.0, -(1 << 20), -0.0, -0.0, fc};
+    if constexpr (LimbsOutside) return {{nullptr, 0u}, -0.0, 0u, 0u, -0.0, 0.0, -(1 << 20)};
+    else return {identity(), -0.0, 0u, 0u, -0.0, 0.0, -(1 << 20)};
   }
   // LimbsOutside: the state's digits at limbs[0 .. Digits - 1], zeroed here.
   ULPSCOPE_HD static void place_limbs(State& st, std::int64_t* limbs) {
@@ -269,14 +262,6 @@ struct ExactSumOf {
       st.err = -0.0;
     } else {
       spill(st, st.run);
-    }
-    if constexpr (float_window) {
-      // As the split runs: ferr keeps the sign of a zero sum (frun's hi parts
-      // are never -0). Neither holds an infinity or NaN.
-      if (st.frun != 0.0) spill(st, st.frun);
-      spill(st, st.ferr);
-      st.frun = -0.0;
-      st.ferr = -0.0;
     }
     st.run = -0.0;
     st.run_terms = 0;
@@ -460,75 +445,6 @@ struct ExactSumOf {
     // which, as add_split's hi does (spill_run).
     st.run = rn::add(st.run, double(hs));
     st.run_terms += terms;
-  }
-
-  // Window products of at most 16 significant bits (bf16 squares and dot),
-  // W <= 8 at once, cut in float on a grid 2^G of their own: t = x y is exact
-  // in float, hi = (t + C) - C (C = 1.5 * 2^(23 + G)) a multiple of 2^G and lo
-  // = t - hi exact, |lo| <= 2^(G - 1). While every nonzero |t| lies in [2^(G
-  // - 7), 2^(G + 21)), the W hi add exactly in float (multiples of 2^G, at
-  // most 2^(G + 24)), and so do the W lo (multiples of t's quantum 2^(e - 15)
-  // >= 2^(G - 22), at most 2^(G + 2) in all); frun and ferr take the two sums,
-  // exact for a run's 2^10 terms (2^(G + 31) and 2^(G + 9) at most). Two
-  // conversions and two double additions a group, instead of a product in
-  // double and five double additions a term (add_split). The grid follows the
-  // largest products, as the window does: a larger one spills the runs and
-  // moves it up. A group with a product below it (not an exact zero), an
-  // infinity or NaN goes term by term through the window (add_group). G >= kFloatGridMin
-  // keeps the window's products normal floats, and rounding is monotonic, so
-  // a product that rounded (below 2^-134) cannot pass for one in the window.
-  template <int W>
-  static constexpr bool float_window_groups = float_window && W >= 1 && W <= (1 << kFloatGroupLog2);
-  template <int W>
-    requires float_window_groups<W>
-  ULPSCOPE_HD static void add_float_products(State& st, const float* x, const float* y) {
-    constexpr int w = kFloatGroupLog2;
-    static_assert(kFloatGridMin + w + WindowBits - 26 >= -125, "the window's products are normal floats");
-    if (st.run_terms > FastEvery - W) spill_run(st);
-    float t[W];
-    float mx = 0.0f, mn = detail::float_from_bits(0x7F800000u);  // the largest and least |t|; NaN if any t is
-    ULPSCOPE_UNROLL
-    for (int j = 0; j < W; ++j) {
-      t[j] = rn::mul(x[j], y[j]);
-      mx = rn::maximum(mx, rn::abs(t[j]));
-      mn = rn::minimum(mn, rn::abs(t[j]));
-    }
-    // Exponent fields: the cut's constant G + 150, the window's top G + 24 -
-    // w and its bottom G + w + WindowBits - 26 (each + 127).
-    std::uint32_t cf = detail::float_bits(st.fc) >> 23;
-    auto top = [&] { return detail::float_from_bits((cf + 1 - w) << 23); };
-    if (!(mx < top()) && mx < detail::float_from_bits(0x7F800000u) && cf < kFloatGridMax + 150) {
-      spill_run(st);  // frun and ferr hold multiples of the old grid
-      const std::uint32_t f = detail::float_bits(mx) >> 23;
-      cf = f + w < kFloatGridMax + 150 ? f + w : kFloatGridMax + 150;  // mx < 2^(G + 24 - w)
-      st.fc = detail::float_from_bits(cf << 23 | 0x400000u);
-    }
-    const float bottom = detail::float_from_bits((cf + w + WindowBits - 49) << 23);
-    bool inside = mx < top();
-    if (inside && !(mn >= bottom)) {
-      // Below the window, or a zero: exact zeros (x or y zero) may stay, not
-      // products that underflowed.
-      ULPSCOPE_UNROLL
-      for (int j = 0; j < W; ++j) inside = inside && (x[j] == 0.0f || y[j] == 0.0f || rn::abs(t[j]) >= bottom);
-    }
-    if (inside) {
-      const float c = st.fc;
-      float hs = 0.0f, ls = -0.0f;  // ls keeps the sign of a zero sum: hi is never -0
-      ULPSCOPE_UNROLL
-      for (int j = 0; j < W; ++j) {
-        const float hi = rn::sub(rn::add(t[j], c), c);
-        hs = rn::add(hs, hi);
-        ls = rn::add(ls, rn::sub(t[j], hi));
-      }
-      st.frun = rn::add(st.frun, double(hs));
-      st.ferr = rn::add(st.ferr, double(ls));
-      st.run_terms += W;
-    } else {
-      double q[W];
-      ULPSCOPE_UNROLL
-      for (int j = 0; j < W; ++j) q[j] = product(x[j], y[j]);
-      add_group<W>(st, q);
-    }
   }
 
   // W input values at once (only where groups<W>): the same exact sum as W
