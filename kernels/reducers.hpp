@@ -397,7 +397,10 @@ struct ExactMomentsReducer {
       // The squares' double terms, without add_float_products (e4m3): with
       // it this first pass ran 0.750 -> 0.673 of cub Sum fp32 (H100, the
       // whole table at 67dc3fa against b2c8df7's), no spill either way.
-      add_product_terms<A2, W>(st.s2, x, x);
+      // fp16: the squares inside the split's fma, the values' conversions
+      // shared (exact_sum.hpp, add_split_products).
+      if constexpr (A2::template split_product_groups<W>) A2::template add_split_products<W>(st.s2, x, x);
+      else add_product_terms<A2, W>(st.s2, x, x);
     } else {
       ULPSCOPE_UNROLL
       for (int j = 0; j < W; ++j) A2::add(st.s2, A2::product(x[j], x[j]));

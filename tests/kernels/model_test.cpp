@@ -587,6 +587,18 @@ void expect_product_runs_exact() {
     for (std::size_t i = 0; i < longest.size(); ++i) longest[i] = pattern[i % 4];
     cases.push_back(longest);
   }
+  // Split runs that would outgrow their length without a spill: seven of
+  // the largest products to one of 2^S (hi), seven of the largest lo to the
+  // smallest product (lo), one sign, three runs' worth. A run that does not
+  // spill in time loses the light term's bit.
+  if constexpr (ExactLayout<F, true>::split) {
+    const std::pair<float, float> largest{big, big}, smallest{tiny, tiny};
+    for (const auto& [heavy, light] : {std::pair{largest, least_hi}, std::pair{largest_lo, smallest}}) {
+      std::vector<std::pair<float, float>> c(std::size_t(Acc::fast_every) * 3 + W + 1);
+      for (std::size_t i = 0; i < c.size(); ++i) c[i] = i % 8 == 7 ? light : heavy;
+      cases.push_back(c);
+    }
+  }
   // Split products cut in float a vector at a time (e5m2, add_float_products
   // on the grid 2^S'): lo at its largest, 2^(S' - 1), by ties that round
   // down (products 2^(S' - 1) and 5 2^(S' - 1): lo +2^(S' - 1)) and up
@@ -657,12 +669,24 @@ void expect_product_runs_exact() {
       add_product_group<Acc, W>(f, xs, ys);
     }
     for (; i < c.size(); ++i) Acc::add(f, Acc::product(c[i].first, c[i].second));
+    // And fp16's through add_split_products, as mean_var adds its squares.
+    auto fs = Acc::start();
+    if constexpr (Acc::template split_product_groups<W>) {
+      for (i = 0; i + W <= c.size(); i += W) {
+        float xs[W], ys[W];
+        for (int j = 0; j < W; ++j) std::tie(xs[j], ys[j]) = c[i + j];
+        Acc::template add_split_products<W>(fs, xs, ys);
+      }
+    } else {
+      i = 0;
+    }
+    for (; i < c.size(); ++i) Acc::add(fs, Acc::product(c[i].first, c[i].second));
     Acc::carry(ref);
     // An infinity or NaN decides the result alone, and digits beside it are
     // whatever the runs had spilled (a run holding inf absorbs its finite
     // terms; inf + -inf is NaN there, both flags here): compare the totals.
     const bool special = ref.flags & (Acc::kNan | Acc::kPosInf | Acc::kNegInf);
-    for (const auto& p : {Acc::partial(one), Acc::partial(g), Acc::partial(f)}) {
+    for (const auto& p : {Acc::partial(one), Acc::partial(g), Acc::partial(f), Acc::partial(fs)}) {
       if (special) {
         const double want = Acc::total(ref), got = Acc::total(p);
         ASSERT_TRUE(std::isnan(want) ? std::isnan(got) : got == want) << "case " << k;
@@ -683,6 +707,8 @@ TEST(ExactAccumulator, ProductRunsOfNarrowFormatsAreExact) {
   static_assert(ExactSum<Fp8E4M3Format, true>::float_split_groups<16>, "and are split in float a vector at a time");
   static_assert(ExactSum<Fp8E5M2Format, true>::float_hi_groups<16>, "e5m2's hi parts add in float a vector at a time");
   static_assert(!ExactSum<Fp16Format, true>::float_hi_groups<8>, "fp16's lo parts would not fit its runs");
+  static_assert(ExactSum<Fp16Format, true>::split_product_groups<8>, "mean_var splits them inside fma");
+  static_assert(!ExactSum<Fp8E5M2Format, true>::split_product_groups<16>);
   static_assert(!ExactLayout<Fp32Format, true>::split && !ExactLayout<Bf16Format, true>::split);
   expect_product_runs_exact<Fp16Format, 8>();
   expect_product_runs_exact<Fp8E5M2Format, 16>();
