@@ -491,7 +491,10 @@ struct ExactSumOf {
   // and e5m2 cut in float as float_split_groups cuts products (two
   // conversions and two double additions a vector), sum e5m2 0.868 -> 0.858,
   // mean_var fp16 0.853 -> 0.823; the run as two chains of additions (even
-  // and odd values), within 0.004 either way.
+  // and odd values), within 0.004 either way. Nor (a later session) the
+  // doubles built from the values' bits, which leaves the XU pipe that
+  // conversions issue on idle, unscaled inside the run's fma: sum e5m2 0.871
+  // -> 0.836 (docs/perf-h100.md).
   template <int W, class T>
   ULPSCOPE_HD static void add_group(State& st, const T* x) {
     if constexpr (window) {
