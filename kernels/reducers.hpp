@@ -170,6 +170,13 @@ struct SumReducer {
       add_product_group<Acc, W>(st, x, K == TermKind::square ? x : y);
     }
   }
+  // W values as doubles, value_at(j) (exact sums of fp8_e5m2 in the tree
+  // kernels: tree_agent.cuh, adds_values_as_doubles).
+  template <int W, class Get>
+  ULPSCOPE_HD static void add_values_by(State& st, Get value_at) {
+    static_assert(K == TermKind::value);
+    Acc::template add_values_by<W>(st, value_at);
+  }
   ULPSCOPE_HD static Partial partial(const State& st) { return Acc::partial(st); }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
   // Exact sums whose digits live outside the state (exact_sum.hpp).

@@ -480,6 +480,20 @@ struct ExactSumOf {
     st.run_terms += W;
   }
 
+  // W values as doubles, value_at(j), into the exact double run (fp16 and
+  // fp8_e5m2: the tree kernels convert e5m2's halves to double once, and add
+  // each as it is converted): the same run as add_group's.
+  template <int W>
+  static constexpr bool double_value_groups = FastEvery >= W && !Split && !window && ManBits >= 0 && !float_groups<W>;
+  template <int W, class Get>
+    requires double_value_groups<W>
+  ULPSCOPE_HD static void add_values_by(State& st, Get value_at) {
+    if (st.run_terms > FastEvery - W) spill_run(st);
+    ULPSCOPE_UNROLL
+    for (int j = 0; j < W; ++j) st.run = rn::add(st.run, value_at(j));
+    st.run_terms += W;
+  }
+
   // W input values at once (only where groups<W>): the same exact sum as W
   // calls of add(). fp16 and fp8: the exact double run, its length checked
   // once per group; e4m3 adds the group in float first. Measured on the H100

@@ -87,6 +87,24 @@ __device__ __forceinline__ void widen_vector(const Vector<Fp8E5M2>& v, float* ou
 }
 
 // widen_vector, or bf16 by words where Words (tree_agent.cuh, widens_bf16_by_words).
+// A half's value as a double in one conversion (cvt.f64.f16), where widen
+// and then double() take two.
+__device__ __forceinline__ double half_to_double(unsigned short h) {
+  double d;
+  asm("cvt.f64.f16 %0, %1;" : "=d"(d) : "h"(h));
+  return d;
+}
+// Value j of an fp8_e5m2 vector as a double, through its pair of halves (j a
+// constant: the two values of a pair share its conversion).
+__device__ __forceinline__ double value_as_double(const Vector<Fp8E5M2>& v, int j) {
+  unsigned w[4];
+  static_assert(sizeof w == sizeof v);
+  std::memcpy(w, &v, sizeof w);
+  const auto pair = __nv_fp8x2_storage_t(w[j / 4] >> (8 * (j % 4 & ~1)));
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(pair, __NV_E5M2);
+  return half_to_double(j % 2 ? h.y : h.x);
+}
+
 template <bool Words, class Elem>
 __device__ __forceinline__ void widen_vector_as(const Vector<Elem>& v, float* out) {
   if constexpr (Words && std::is_same_v<Elem, Bf16>) widen_bf16_words(v, out);

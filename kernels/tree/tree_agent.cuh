@@ -51,6 +51,19 @@ inline constexpr bool widens_bf16_by_words = true;
 template <class Acc, TermKind K>
 inline constexpr bool widens_bf16_by_words<SumReducer<Acc, K>> = !is_exact_sum<Acc>::value;
 
+// Exact sums of fp8_e5m2 values take each value as a double converted from
+// its half (add_values_by, load.cuh's value_as_double): one conversion a
+// value instead of a half-to-float and a float-to-double one, and the run's
+// additions interleaved with them (16 doubles converted ahead spilled 200
+// bytes at 40 registers). H100, one session, a build each (four runs,
+// fraction of cub Sum fp32): sum e5m2 0.871 -> 0.890, mean 0.860 -> 0.884;
+// fp16's sum (0.967 either way) and mean_var (0.857 -> 0.853) did not gain.
+template <class R, class Elem>
+inline constexpr bool adds_values_as_doubles = false;
+template <class Acc>
+  requires is_exact_sum<Acc>::value
+inline constexpr bool adds_values_as_doubles<SumReducer<Acc, TermKind::value>, Fp8E5M2> = true;
+
 // Groups of loads a thread asks L2 to prefetch ahead of its loads (0: none).
 // The exact sums of squares of fp32 and bf16 (window products) and the exact
 // mean_var take 128 registers: 2 blocks of 256 threads per SM, too few loads
@@ -212,14 +225,18 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
     VectorSource<Elem, Stages> xsrc(x, g, o.threads, nv, slots);
     VectorSource<Elem, Y ? Stages : 0> ysrc(y, g, o.threads, nv, slots + Stages * blockDim.x);
     auto add_vector = [&](const Vector<Elem>& xa, const Vector<Elem>* ya) {
-      float a[W], b[W];
-      widen_vector_as<widens_bf16_by_words<R>>(xa, a);
-      if constexpr (Y) widen_vector_as<widens_bf16_by_words<R>>(*ya, b);
-      if constexpr (reducer_adds_groups<R, W>) {
-        R::template add_group<W>(st, a, b, pr);
+      if constexpr (adds_values_as_doubles<R, Elem>) {
+        R::template add_values_by<W>(st, [&](int j) { return value_as_double(xa, j); });
       } else {
+        float a[W], b[W];
+        widen_vector_as<widens_bf16_by_words<R>>(xa, a);
+        if constexpr (Y) widen_vector_as<widens_bf16_by_words<R>>(*ya, b);
+        if constexpr (reducer_adds_groups<R, W>) {
+          R::template add_group<W>(st, a, b, pr);
+        } else {
 #pragma unroll
-        for (int j = 0; j < W; ++j) R::add(st, a[j], Y ? b[j] : 0.0f, pr);
+          for (int j = 0; j < W; ++j) R::add(st, a[j], Y ? b[j] : 0.0f, pr);
+        }
       }
     };
     // U loads in flight before their elements are added (reducers.hpp, group_loads).
@@ -246,7 +263,7 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
         if constexpr (Y) ys[u] = ysrc.next(y, v + u * o.threads);
       }
       using RN = std::conditional_t<N != 0, R, void>;  // looked up per N (a generic lambda)
-      if constexpr (reducer_adds_groups<R, N * W>) {
+      if constexpr (reducer_adds_groups<R, N * W> && !adds_values_as_doubles<R, Elem>) {
         float a[N * W], b[N * W];
 #pragma unroll
         for (int u = 0; u < N; ++u) {

@@ -258,6 +258,16 @@ void expect_groups_equal_single_adds(Dtype d) {
     const auto pg = Acc::partial(g), po = Acc::partial(one);
     for (int d = 0; d < Acc::digits; ++d) ASSERT_EQ(pg.limb[d], po.limb[d]) << what << " digit " << d;
     ASSERT_EQ(pg.flags, po.flags) << what;
+    // And as doubles, each added as it is taken (add_values_by: the tree
+    // kernels' path for fp8_e5m2).
+    if constexpr (Acc::template double_value_groups<W>) {
+      auto b = Acc::start();
+      for (std::size_t k = 0; k + W <= x.size(); k += W)
+        Acc::template add_values_by<W>(b, [&](int j) { return double(x[k + j]); });
+      const auto pb = Acc::partial(b);
+      for (int d = 0; d < Acc::digits; ++d) ASSERT_EQ(pb.limb[d], po.limb[d]) << what << " doubles, digit " << d;
+      ASSERT_EQ(pb.flags, po.flags) << what << " doubles";
+    }
   };
   for (std::size_t k = 0; k < fixed.size(); ++k) {
     for (int groups = 1; groups <= 2; ++groups) {
@@ -299,6 +309,10 @@ TEST(ExactAccumulator, VectorGroupsGiveTheSameInteger) {
   static_assert(ExactSum<Fp8E4M3Format, false>::float_groups<16>);
   static_assert(!ExactSum<Fp8E5M2Format, false>::float_groups<16> && !ExactSum<Fp16Format, false>::float_groups<8>);
   static_assert(ExactSum<Bf16Format, false>::checked_float_groups<8>);
+  static_assert(ExactSum<Fp8E5M2Format, false>::double_value_groups<16> &&
+                ExactSum<Fp16Format, false>::double_value_groups<8>);
+  static_assert(!ExactSum<Fp8E4M3Format, false>::double_value_groups<16> &&
+                !ExactSum<Bf16Format, false>::double_value_groups<8>);
   expect_groups_equal_single_adds<Fp16Format, 8>(Dtype::fp16);
   expect_groups_equal_single_adds<Bf16Format, 8>(Dtype::bf16);  // checked float groups
 
