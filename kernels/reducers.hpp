@@ -172,9 +172,14 @@ struct SumReducer {
   }
   // W values as doubles, value_at(j) (exact sums of fp8_e5m2 in the tree
   // kernels: tree_agent.cuh, adds_values_as_doubles).
+  template <int W>
+  static constexpr bool takes_values_by = [] {
+    if constexpr (K == TermKind::value && is_exact_sum<Acc>::value) return Acc::template double_value_groups<W>;
+    else return false;
+  }();
   template <int W, class Get>
   ULPSCOPE_HD static void add_values_by(State& st, Get value_at) {
-    static_assert(K == TermKind::value);
+    static_assert(takes_values_by<W>);
     Acc::template add_values_by<W>(st, value_at);
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return Acc::partial(st); }
@@ -412,6 +417,29 @@ struct ExactMomentsReducer {
       ULPSCOPE_UNROLL
       for (int j = 0; j < W; ++j) A2::add(st.s2, A2::product(x[j], x[j]));
     }
+  }
+  // W values as doubles, value_at(j) (fp8_e5m2 in the tree kernels:
+  // tree_agent.cuh, adds_values_as_doubles): the values' run, and each
+  // square split inside two fma on the value (as exact_sum.hpp's
+  // add_split_products), added as it is taken.
+  template <int W>
+  static constexpr bool takes_values_by = A1::template double_value_groups<W> && A2::template double_split_groups<W>;
+  template <int W, class Get>
+  ULPSCOPE_HD static void add_values_by(State& st, Get value_at) {
+    static_assert(takes_values_by<W>);
+    if (st.s1.run_terms > A1::fast_every - W) A1::spill_run(st.s1);
+    if (st.s2.run_terms > A2::fast_every - W) A2::spill_run(st.s2);
+    const double c = A2::split_constant();
+    ULPSCOPE_UNROLL
+    for (int j = 0; j < W; ++j) {
+      const double xd = value_at(j);
+      st.s1.run = rn::add(st.s1.run, xd);
+      const double hi = rn::sub(rn::fma(xd, xd, c), c);
+      st.s2.run = rn::add(st.s2.run, hi);
+      st.s2.err = rn::add(st.s2.err, rn::fma(xd, xd, -hi));
+    }
+    st.s1.run_terms += W;
+    st.s2.run_terms += W;
   }
   ULPSCOPE_HD static Partial partial(const State& st) { return {A1::partial(st.s1), A2::partial(st.s2)}; }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {

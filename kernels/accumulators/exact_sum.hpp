@@ -464,7 +464,9 @@ struct ExactSumOf {
   // hold fewer registers: sumsq fp16 0.944 -> 0.933 (ptxas: 8 bytes of spills
   // at 40 registers, none before), norm2 0.933 -> 0.924, rms 0.926 -> 0.917.
   template <int W>
-  static constexpr bool split_product_groups = Split && !window && !float_hi_groups<W> && FastEvery >= W;
+  static constexpr bool double_split_groups = Split && !window && FastEvery >= W;
+  template <int W>
+  static constexpr bool split_product_groups = double_split_groups<W> && !float_hi_groups<W>;
   template <int W>
     requires split_product_groups<W>
   ULPSCOPE_HD static void add_split_products(State& st, const float* x, const float* y) {

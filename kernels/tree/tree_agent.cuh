@@ -51,18 +51,20 @@ inline constexpr bool widens_bf16_by_words = true;
 template <class Acc, TermKind K>
 inline constexpr bool widens_bf16_by_words<SumReducer<Acc, K>> = !is_exact_sum<Acc>::value;
 
-// Exact sums of fp8_e5m2 values take each value as a double converted from
-// its half (add_values_by, load.cuh's value_as_double): one conversion a
-// value instead of a half-to-float and a float-to-double one, and the run's
-// additions interleaved with them (16 doubles converted ahead spilled 200
-// bytes at 40 registers). H100, one session, a build each (four runs,
-// fraction of cub Sum fp32): sum e5m2 0.871 -> 0.890, mean 0.860 -> 0.884;
-// fp16's sum (0.967 either way) and mean_var (0.857 -> 0.853) did not gain.
+// Exact sums of fp8_e5m2 values, and its exact mean_var, take each value as a
+// double converted from its half (R::add_values_by, load.cuh's
+// value_as_double): one conversion a value instead of a half-to-float and a
+// float-to-double one (mean_var: one instead of three, its squares split
+// inside fma on the value), each added as it is converted (16 doubles
+// converted ahead spilled 200 bytes at 40 registers). H100, one session each,
+// a build each (four runs, fraction of cub Sum fp32): sum e5m2 0.871 ->
+// 0.890, mean 0.860 -> 0.884, mean_var 0.442 -> 0.576; fp16's values (sum
+// 0.967 either way, mean_var 0.857 -> 0.853) did not gain.
 template <class R, class Elem>
 inline constexpr bool adds_values_as_doubles = false;
-template <class Acc>
-  requires is_exact_sum<Acc>::value
-inline constexpr bool adds_values_as_doubles<SumReducer<Acc, TermKind::value>, Fp8E5M2> = true;
+template <class R>
+  requires requires { R::template takes_values_by<Vector<Fp8E5M2>::width>; }
+inline constexpr bool adds_values_as_doubles<R, Fp8E5M2> = R::template takes_values_by<Vector<Fp8E5M2>::width>;
 
 // Groups of loads a thread asks L2 to prefetch ahead of its loads (0: none).
 // The exact sums of squares of fp32 and bf16 (window products) and the exact

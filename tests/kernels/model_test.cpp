@@ -313,6 +313,8 @@ TEST(ExactAccumulator, VectorGroupsGiveTheSameInteger) {
                 ExactSum<Fp16Format, false>::double_value_groups<8>);
   static_assert(!ExactSum<Fp8E4M3Format, false>::double_value_groups<16> &&
                 !ExactSum<Bf16Format, false>::double_value_groups<8>);
+  static_assert(ExactMomentsReducer<Fp8E5M2Format, true>::takes_values_by<16> &&
+                SumReducer<ExactSum<Fp8E5M2Format, false>, TermKind::value>::takes_values_by<16>);
   expect_groups_equal_single_adds<Fp16Format, 8>(Dtype::fp16);
   expect_groups_equal_single_adds<Bf16Format, 8>(Dtype::bf16);  // checked float groups
 
@@ -815,6 +817,13 @@ void expect_digits_outside_give_the_same_partial() {
       if constexpr (R::template adds_groups<W>) {
         if (w == W) {
           R::template add_group<W>(in, x, y, pr);
+          // The tree kernels' fp8_e5m2 values come as doubles (add_values_by).
+          if constexpr (requires { Outside::template takes_values_by<W>; }) {
+            if constexpr (Outside::template takes_values_by<W>) {
+              Outside::template add_values_by<W>(out, [&](int j) { return double(x[j]); });
+              continue;
+            }
+          }
           Outside::template add_group<W>(out, x, y, pr);
           continue;
         }
@@ -841,6 +850,36 @@ void expect_digits_outside_for_format() {
   expect_digits_outside_give_the_same_partial<F, SumReducer<Dot, TermKind::product>,
                                               SumReducer<typename Dot::WithLimbsOutside, TermKind::product>, W>();
   expect_digits_outside_give_the_same_partial<F, ExactMomentsReducer<F>, ExactMomentsReducer<F, true>, W>();
+}
+
+// mean_var's values as doubles (add_values_by, the tree kernels' path for
+// fp8_e5m2) through runs that would outgrow their length without a spill:
+// seven of the largest values to one light one, the light ones alternately
+// the smallest value (its bit in the values' run) and the one whose square is
+// the split's grid 2^S (its bit in the squares' hi run), three runs' worth of
+// the longer run; the same integers as value-by-value adds.
+template <class F, int W>
+void expect_moments_values_by_spill_in_time() {
+  using R = ExactMomentsReducer<F, true>;
+  static_assert(R::template takes_values_by<W>);
+  const GuardedSlice memory(R::limbs_outside, false);
+  auto by = R::start();
+  R::place_limbs(by, memory.limbs());
+  auto one = ExactMomentsReducer<F>::start();
+  const double big = F::max_finite(), tiny = F::min_subnormal(), grid = std::ldexp(1.0, R::A2::split_at / 2);
+  ASSERT_EQ(grid * grid, std::ldexp(1.0, R::A2::split_at));
+  const std::uint32_t runs = std::max(R::A1::fast_every, R::A2::fast_every);
+  std::vector<double> x(std::size_t(runs) * 3 + W);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = i % 8 != 7 ? big : ((i / 8) % 2 ? tiny : grid);
+  for (std::size_t k = 0; k + W <= x.size(); k += W)
+    R::template add_values_by<W>(by, [&](int j) { return x[k + j]; });
+  for (double v : x) ExactMomentsReducer<F>::add(one, float(v), 0.0f, {});
+  expect_same_integer(ExactMomentsReducer<F>::partial(one), R::partial(by), 0);
+}
+
+TEST(ExactAccumulator, MomentsValuesAsDoublesSpillInTime) {
+  expect_moments_values_by_spill_in_time<Fp16Format, 8>();
+  expect_moments_values_by_spill_in_time<Fp8E5M2Format, 16>();
 }
 
 TEST(ExactAccumulator, DigitsOutsideTheStateGiveTheSamePartial) {
