@@ -420,8 +420,8 @@ struct ExactMomentsReducer {
   }
   // W values as doubles, value_at(j) (fp8_e5m2 in the tree kernels:
   // tree_agent.cuh, adds_values_as_doubles): the values' run, and each
-  // square split inside two fma on the value (as exact_sum.hpp's
-  // add_split_products), added as it is taken.
+  // square split inside two fma on the value (exact_sum.hpp,
+  // add_split_product), added as it is taken.
   template <int W>
   static constexpr bool takes_values_by = A1::template double_value_groups<W> && A2::template double_split_groups<W>;
   template <int W, class Get>
@@ -434,9 +434,7 @@ struct ExactMomentsReducer {
     for (int j = 0; j < W; ++j) {
       const double xd = value_at(j);
       st.s1.run = rn::add(st.s1.run, xd);
-      const double hi = rn::sub(rn::fma(xd, xd, c), c);
-      st.s2.run = rn::add(st.s2.run, hi);
-      st.s2.err = rn::add(st.s2.err, rn::fma(xd, xd, -hi));
+      A2::add_split_product(st.s2, xd, xd, c);
     }
     st.s1.run_terms += W;
     st.s2.run_terms += W;

@@ -473,13 +473,15 @@ struct ExactSumOf {
     if (st.run_terms > FastEvery - W) spill_run(st);
     const double c = split_constant();
     ULPSCOPE_UNROLL
-    for (int j = 0; j < W; ++j) {
-      const double xd = x[j], yd = y[j];
-      const double hi = rn::sub(rn::fma(xd, yd, c), c);
-      st.run = rn::add(st.run, hi);
-      st.err = rn::add(st.err, rn::fma(xd, yd, -hi));
-    }
+    for (int j = 0; j < W; ++j) add_split_product(st, x[j], y[j], c);
     st.run_terms += W;
+  }
+  // One product x y (exact in double) split inside the two fma, c =
+  // split_constant(); the caller counts it in the runs.
+  ULPSCOPE_HD static void add_split_product(State& st, double x, double y, double c) {
+    const double hi = rn::sub(rn::fma(x, y, c), c);
+    st.run = rn::add(st.run, hi);
+    st.err = rn::add(st.err, rn::fma(x, y, -hi));
   }
 
   // W values as doubles, value_at(j), into the exact double run (fp16 and

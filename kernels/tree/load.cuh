@@ -86,7 +86,6 @@ __device__ __forceinline__ void widen_vector(const Vector<Fp8E5M2>& v, float* ou
   widen_fp8_pairs<Fp8E5M2, __NV_E5M2>(v, out);
 }
 
-// widen_vector, or bf16 by words where Words (tree_agent.cuh, widens_bf16_by_words).
 // A half's value as a double in one conversion (cvt.f64.f16), where widen
 // and then double() take two.
 __device__ __forceinline__ double half_to_double(unsigned short h) {
@@ -105,6 +104,7 @@ __device__ __forceinline__ double value_as_double(const Vector<Fp8E5M2>& v, int 
   return half_to_double(j % 2 ? h.y : h.x);
 }
 
+// widen_vector, or bf16 by words where Words (tree_agent.cuh, widens_bf16_by_words).
 template <bool Words, class Elem>
 __device__ __forceinline__ void widen_vector_as(const Vector<Elem>& v, float* out) {
   if constexpr (Words && std::is_same_v<Elem, Bf16>) widen_bf16_words(v, out);
