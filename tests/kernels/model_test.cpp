@@ -685,18 +685,18 @@ void expect_product_runs_exact() {
       add_product_group<Acc, W>(f, xs, ys);
     }
     for (; i < c.size(); ++i) Acc::add(f, Acc::product(c[i].first, c[i].second));
-    // And fp16's through add_split_products, as mean_var adds its squares.
-    auto fs = Acc::start();
+    // And fp16's through add_split_products, as mean_var adds its squares
+    // (the other formats: the single adds again).
+    auto fs = one;
     if constexpr (Acc::template split_product_groups<W>) {
+      fs = Acc::start();
       for (i = 0; i + W <= c.size(); i += W) {
         float xs[W], ys[W];
         for (int j = 0; j < W; ++j) std::tie(xs[j], ys[j]) = c[i + j];
         Acc::template add_split_products<W>(fs, xs, ys);
       }
-    } else {
-      i = 0;
+      for (; i < c.size(); ++i) Acc::add(fs, Acc::product(c[i].first, c[i].second));
     }
-    for (; i < c.size(); ++i) Acc::add(fs, Acc::product(c[i].first, c[i].second));
     Acc::carry(ref);
     // An infinity or NaN decides the result alone, and digits beside it are
     // whatever the runs had spilled (a run holding inf absorbs its finite
@@ -818,11 +818,9 @@ void expect_digits_outside_give_the_same_partial() {
         if (w == W) {
           R::template add_group<W>(in, x, y, pr);
           // The tree kernels' fp8_e5m2 values come as doubles (add_values_by).
-          if constexpr (requires { Outside::template takes_values_by<W>; }) {
-            if constexpr (Outside::template takes_values_by<W>) {
-              Outside::template add_values_by<W>(out, [&](int j) { return double(x[j]); });
-              continue;
-            }
+          if constexpr (Outside::template takes_values_by<W>) {
+            Outside::template add_values_by<W>(out, [&](int j) { return double(x[j]); });
+            continue;
           }
           Outside::template add_group<W>(out, x, y, pr);
           continue;
