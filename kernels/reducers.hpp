@@ -406,9 +406,10 @@ struct ExactMomentsReducer {
       for (int j = 0; j < W; ++j) A1::add(st.s1, A1::term(x[j]));
     }
     if constexpr (A2::template groups<W>) {
-      // The squares' double terms, without add_float_products (e4m3): with
-      // it this first pass ran 0.750 -> 0.673 of cub Sum fp32 (H100, the
-      // whole table at 67dc3fa against b2c8df7's), no spill either way.
+      // The squares' double terms, without add_float_products (e4m3, whose
+      // tree kernels take add_values_by since): with it this first pass ran
+      // 0.750 -> 0.673 of cub Sum fp32 (H100, the whole table at 67dc3fa
+      // against b2c8df7's), no spill either way.
       // fp16: the squares inside the split's fma, the values' conversions
       // shared (exact_sum.hpp, add_split_products).
       if constexpr (A2::template split_product_groups<W>) A2::template add_split_products<W>(st.s2, x, x);
@@ -418,23 +419,22 @@ struct ExactMomentsReducer {
       for (int j = 0; j < W; ++j) A2::add(st.s2, A2::product(x[j], x[j]));
     }
   }
-  // W values as doubles, value_at(j) (fp8_e5m2 in the tree kernels:
+  // W values as doubles, value_at(j) (fp8 in the tree kernels:
   // tree_agent.cuh, adds_values_as_doubles): the values' run, and each
-  // square split inside two fma on the value (exact_sum.hpp,
-  // add_split_product), added as it is taken.
+  // square from the value by fma (exact_sum.hpp, add_double_product: split
+  // for e5m2, fused into the run for e4m3), added as it is taken.
   template <int W>
-  static constexpr bool takes_values_by = A1::template double_value_groups<W> && A2::template double_split_groups<W>;
+  static constexpr bool takes_values_by = A1::template double_value_runs<W> && A2::template double_product_groups<W>;
   template <int W, class Get>
   ULPSCOPE_HD static void add_values_by(State& st, Get value_at) {
     static_assert(takes_values_by<W>);
     if (st.s1.run_terms > A1::fast_every - W) A1::spill_run(st.s1);
     if (st.s2.run_terms > A2::fast_every - W) A2::spill_run(st.s2);
-    const double c = A2::split_constant();
     ULPSCOPE_UNROLL
     for (int j = 0; j < W; ++j) {
       const double xd = value_at(j);
       st.s1.run = rn::add(st.s1.run, xd);
-      A2::add_split_product(st.s2, xd, xd, c);
+      A2::add_double_product(st.s2, xd, xd);
     }
     st.s1.run_terms += W;
     st.s2.run_terms += W;

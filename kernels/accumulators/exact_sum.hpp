@@ -484,13 +484,26 @@ struct ExactSumOf {
     st.err = rn::add(st.err, rn::fma(x, y, -hi));
   }
 
-  // W values as doubles, value_at(j), into the exact double run (fp16 and
-  // fp8_e5m2: the tree kernels convert e5m2's halves to double once, and add
-  // each as it is converted): the same run as add_group's.
+  // One product x y of values as doubles (exact in double) into the runs;
+  // the caller counts it. Split products are cut inside two fma
+  // (add_split_product); the others go into the exact run by one fma,
+  // fma(x, y, run) = run + x y (fp8_e4m3's squares beside mean_var's values).
   template <int W>
-  static constexpr bool double_value_groups = FastEvery >= W && !Split && !window && ManBits >= 0 && !float_groups<W>;
+  static constexpr bool double_product_groups = FastEvery >= W && !window && ManBits < 0;
+  ULPSCOPE_HD static void add_double_product(State& st, double x, double y) {
+    if constexpr (Split) add_split_product(st, x, y, split_constant());
+    else st.run = rn::fma(x, y, st.run);
+  }
+  // W values as doubles, value_at(j), into the exact double run (the tree
+  // kernels convert an fp8 value's half to double once, and add it as it is
+  // converted): the same run as add_group's. double_value_groups: where that
+  // is a sum's way, not e4m3's, whose values add in float first.
+  template <int W>
+  static constexpr bool double_value_runs = FastEvery >= W && !Split && !window && ManBits >= 0;
+  template <int W>
+  static constexpr bool double_value_groups = double_value_runs<W> && !float_groups<W>;
   template <int W, class Get>
-    requires double_value_groups<W>
+    requires double_value_runs<W>
   ULPSCOPE_HD static void add_values_by(State& st, Get value_at) {
     if (st.run_terms > FastEvery - W) spill_run(st);
     ULPSCOPE_UNROLL

@@ -48,17 +48,27 @@ __device__ __forceinline__ void widen_vector(const Vector<Elem>& v, float* out) 
 #pragma unroll
   for (int j = 0; j < Vector<Elem>::width; ++j) out[j] = widen(v.e[j]);
 }
-// The pairs are read as the 16-bit halves of the vector's words (one shift
-// per two pairs; assembling each pair from its bytes took four instructions).
-template <class Elem, __nv_fp8_interpretation_t Kind>
+// The fp8 formats' interpretation for CUDA's conversions.
+template <class Elem>
+inline constexpr __nv_fp8_interpretation_t kFp8Kind = __NV_E4M3;
+template <>
+inline constexpr __nv_fp8_interpretation_t kFp8Kind<Fp8E5M2> = __NV_E5M2;
+
+// Values j and j + 1 (j even) of an fp8 vector whose words are w, as halves
+// in one conversion: the pair is a 16-bit half of a word (one shift per two
+// pairs; assembling each pair from its bytes took four instructions).
+template <class Elem>
+__device__ __forceinline__ __half2_raw fp8_pair(const unsigned* w, int j) {
+  return __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(w[j / 4] >> (8 * (j % 4))), kFp8Kind<Elem>);
+}
+template <class Elem>
 __device__ __forceinline__ void widen_fp8_pairs(const Vector<Elem>& v, float* out) {
   unsigned w[4];
   static_assert(sizeof w == sizeof v);
   std::memcpy(w, &v, sizeof w);
 #pragma unroll
   for (int j = 0; j < Vector<Elem>::width; j += 2) {
-    const auto pair = __nv_fp8x2_storage_t(w[j / 4] >> (8 * (j % 4)));
-    const float2 f = __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(pair, Kind)));
+    const float2 f = __half22float2(__half2(fp8_pair<Elem>(w, j)));
     out[j] = f.x;
     out[j + 1] = f.y;
   }
@@ -79,11 +89,11 @@ __device__ __forceinline__ void widen_bf16_words(const Vector<Bf16>& v, float* o
 }
 template <>
 __device__ __forceinline__ void widen_vector(const Vector<Fp8E4M3>& v, float* out) {
-  widen_fp8_pairs<Fp8E4M3, __NV_E4M3>(v, out);
+  widen_fp8_pairs(v, out);
 }
 template <>
 __device__ __forceinline__ void widen_vector(const Vector<Fp8E5M2>& v, float* out) {
-  widen_fp8_pairs<Fp8E5M2, __NV_E5M2>(v, out);
+  widen_fp8_pairs(v, out);
 }
 
 // A half's value as a double in one conversion (cvt.f64.f16), where widen
@@ -93,14 +103,14 @@ __device__ __forceinline__ double half_to_double(unsigned short h) {
   asm("cvt.f64.f16 %0, %1;" : "=d"(d) : "h"(h));
   return d;
 }
-// Value j of an fp8_e5m2 vector as a double, through its pair of halves (j a
+// Value j of an fp8 vector as a double, through its pair of halves (j a
 // constant: the two values of a pair share its conversion).
-__device__ __forceinline__ double value_as_double(const Vector<Fp8E5M2>& v, int j) {
+template <class Elem>
+__device__ __forceinline__ double value_as_double(const Vector<Elem>& v, int j) {
   unsigned w[4];
   static_assert(sizeof w == sizeof v);
   std::memcpy(w, &v, sizeof w);
-  const auto pair = __nv_fp8x2_storage_t(w[j / 4] >> (8 * (j % 4 & ~1)));
-  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(pair, __NV_E5M2);
+  const __half2_raw h = fp8_pair<Elem>(w, j & ~1);
   return half_to_double(j % 2 ? h.y : h.x);
 }
 

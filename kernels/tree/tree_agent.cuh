@@ -51,20 +51,24 @@ inline constexpr bool widens_bf16_by_words = true;
 template <class Acc, TermKind K>
 inline constexpr bool widens_bf16_by_words<SumReducer<Acc, K>> = !is_exact_sum<Acc>::value;
 
-// Exact sums of fp8_e5m2 values, and its exact mean_var, take each value as a
-// double converted from its half (R::add_values_by, load.cuh's
-// value_as_double): one conversion a value instead of a half-to-float and a
-// float-to-double one (mean_var: one instead of three, its squares split
-// inside fma on the value), each added as it is converted (16 doubles
-// converted ahead spilled 200 bytes at 40 registers). H100, one session each,
-// a build each (four runs, fraction of cub Sum fp32): sum e5m2 0.871 ->
-// 0.890, mean 0.860 -> 0.884, mean_var 0.442 -> 0.576; fp16's values (sum
-// 0.967 either way, mean_var 0.857 -> 0.853) did not gain.
+// Exact sums of fp8_e5m2 values, and the exact mean_var of both fp8 formats,
+// take each value as a double converted from its half (R::add_values_by,
+// load.cuh's value_as_double): one conversion a value instead of a
+// half-to-float and a float-to-double one (mean_var: one instead of three,
+// its squares from the value by fma), each added as it is converted (16
+// doubles converted ahead spilled 200 bytes at 40 registers). H100, one
+// session each, a build each (four runs, fraction of cub Sum fp32): sum e5m2
+// 0.871 -> 0.890, mean 0.860 -> 0.884, mean_var 0.442 -> 0.576; mean_var
+// e4m3 (its squares fused into their run) 0.747 -> 0.788. Not taken: fp16's
+// values (sum 0.967 either way, mean_var 0.857 -> 0.853); e4m3's sums of
+// squares the same way (sumsq 0.881 -> 0.872, norm2 0.858 -> 0.852, rms
+// 0.848 -> 0.837), nor its sums, which add in float first.
 template <class R, class Elem>
 inline constexpr bool adds_values_as_doubles = false;
-template <class R>
-  requires requires { R::template takes_values_by<Vector<Fp8E5M2>::width>; }
-inline constexpr bool adds_values_as_doubles<R, Fp8E5M2> = R::template takes_values_by<Vector<Fp8E5M2>::width>;
+template <class R, class Elem>
+  requires(std::is_same_v<Elem, Fp8E5M2> || std::is_same_v<Elem, Fp8E4M3>) &&
+          requires { R::template takes_values_by<Vector<Elem>::width>; }
+inline constexpr bool adds_values_as_doubles<R, Elem> = R::template takes_values_by<Vector<Elem>::width>;
 
 // Groups of loads a thread asks L2 to prefetch ahead of its loads (0: none).
 // The exact sums of squares of fp32 and bf16 (window products) and the exact

@@ -259,8 +259,8 @@ void expect_groups_equal_single_adds(Dtype d) {
     for (int d = 0; d < Acc::digits; ++d) ASSERT_EQ(pg.limb[d], po.limb[d]) << what << " digit " << d;
     ASSERT_EQ(pg.flags, po.flags) << what;
     // And as doubles, each added as it is taken (add_values_by: the tree
-    // kernels' path for fp8_e5m2).
-    if constexpr (Acc::template double_value_groups<W>) {
+    // kernels' path for fp8 values).
+    if constexpr (Acc::template double_value_runs<W>) {
       auto b = Acc::start();
       for (std::size_t k = 0; k + W <= x.size(); k += W)
         Acc::template add_values_by<W>(b, [&](int j) { return double(x[k + j]); });
@@ -313,8 +313,12 @@ TEST(ExactAccumulator, VectorGroupsGiveTheSameInteger) {
                 ExactSum<Fp16Format, false>::double_value_groups<8>);
   static_assert(!ExactSum<Fp8E4M3Format, false>::double_value_groups<16> &&
                 !ExactSum<Bf16Format, false>::double_value_groups<8>);
+  static_assert(ExactSum<Fp8E4M3Format, false>::double_value_runs<16>, "though mean_var adds them as doubles");
   static_assert(ExactMomentsReducer<Fp8E5M2Format, true>::takes_values_by<16> &&
+                ExactMomentsReducer<Fp8E4M3Format, true>::takes_values_by<16> &&
                 SumReducer<ExactSum<Fp8E5M2Format, false>, TermKind::value>::takes_values_by<16>);
+  static_assert(!SumReducer<ExactSum<Fp8E4M3Format, false>, TermKind::value>::takes_values_by<16>,
+                "e4m3 sums add in float first");
   expect_groups_equal_single_adds<Fp16Format, 8>(Dtype::fp16);
   expect_groups_equal_single_adds<Bf16Format, 8>(Dtype::bf16);  // checked float groups
 
@@ -725,6 +729,11 @@ TEST(ExactAccumulator, ProductRunsOfNarrowFormatsAreExact) {
   static_assert(!ExactSum<Fp16Format, true>::float_hi_groups<8>, "fp16's lo parts would not fit its runs");
   static_assert(ExactSum<Fp16Format, true>::split_product_groups<8>, "mean_var splits them inside fma");
   static_assert(!ExactSum<Fp8E5M2Format, true>::split_product_groups<16>);
+  static_assert(ExactSum<Fp8E4M3Format, true>::double_product_groups<16> &&
+                ExactSum<Fp8E5M2Format, true>::double_product_groups<16> &&
+                ExactSum<Fp16Format, true>::double_product_groups<8>, "products of doubles into the runs by fma");
+  static_assert(!ExactSum<Fp32Format, true>::double_product_groups<4> &&
+                !ExactSum<Bf16Format, true>::double_product_groups<8>, "not through a window or checked adds");
   static_assert(!ExactLayout<Fp32Format, true>::split && !ExactLayout<Bf16Format, true>::split);
   expect_product_runs_exact<Fp16Format, 8>();
   expect_product_runs_exact<Fp8E5M2Format, 16>();
@@ -817,7 +826,7 @@ void expect_digits_outside_give_the_same_partial() {
       if constexpr (R::template adds_groups<W>) {
         if (w == W) {
           R::template add_group<W>(in, x, y, pr);
-          // The tree kernels' fp8_e5m2 values come as doubles (add_values_by).
+          // The tree kernels' fp8 values come as doubles (add_values_by).
           if constexpr (Outside::template takes_values_by<W>) {
             Outside::template add_values_by<W>(out, [&](int j) { return double(x[j]); });
             continue;
@@ -851,11 +860,12 @@ void expect_digits_outside_for_format() {
 }
 
 // mean_var's values as doubles (add_values_by, the tree kernels' path for
-// fp8_e5m2) through runs that would outgrow their length without a spill:
-// seven of the largest values to one light one, the light ones alternately
-// the smallest value (its bit in the values' run) and the one whose square is
-// the split's grid 2^S (its bit in the squares' hi run), three runs' worth of
-// the longer run; the same integers as value-by-value adds.
+// fp8) through runs that would outgrow their length without a spill: seven
+// of the largest values to one light one, the light ones alternately the
+// smallest value (its bit in the values' run, and its square's in an unsplit
+// squares' run) and, where squares are split, the one whose square is the
+// split's grid 2^S (its bit in the squares' hi run), three runs' worth of the
+// longer run that fits in memory; the same integers as value-by-value adds.
 template <class F, int W>
 void expect_moments_values_by_spill_in_time() {
   using R = ExactMomentsReducer<F, true>;
@@ -864,9 +874,15 @@ void expect_moments_values_by_spill_in_time() {
   auto by = R::start();
   R::place_limbs(by, memory.limbs());
   auto one = ExactMomentsReducer<F>::start();
-  const double big = F::max_finite(), tiny = F::min_subnormal(), grid = std::ldexp(1.0, R::A2::split_at / 2);
-  ASSERT_EQ(grid * grid, std::ldexp(1.0, R::A2::split_at));
-  const std::uint32_t runs = std::max(R::A1::fast_every, R::A2::fast_every);
+  constexpr bool split = R::A2::template double_split_groups<W>;
+  const double big = F::max_finite(), tiny = F::min_subnormal();
+  const double grid = split ? std::ldexp(1.0, R::A2::split_at / 2) : tiny;
+  if (split) {
+    ASSERT_EQ(grid * grid, std::ldexp(1.0, R::A2::split_at));
+  }
+  // (e4m3's values' run, 2^30 terms, is too long to fill here: the squares'.)
+  const std::uint32_t runs =
+      R::A1::fast_every <= (1u << 22) ? std::max(R::A1::fast_every, R::A2::fast_every) : R::A2::fast_every;
   std::vector<double> x(std::size_t(runs) * 3 + W);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = i % 8 != 7 ? big : ((i / 8) % 2 ? tiny : grid);
   for (std::size_t k = 0; k + W <= x.size(); k += W)
@@ -878,6 +894,7 @@ void expect_moments_values_by_spill_in_time() {
 TEST(ExactAccumulator, MomentsValuesAsDoublesSpillInTime) {
   expect_moments_values_by_spill_in_time<Fp16Format, 8>();
   expect_moments_values_by_spill_in_time<Fp8E5M2Format, 16>();
+  expect_moments_values_by_spill_in_time<Fp8E4M3Format, 16>();
 }
 
 TEST(ExactAccumulator, DigitsOutsideTheStateGiveTheSamePartial) {
