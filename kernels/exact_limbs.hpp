@@ -75,6 +75,14 @@ constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
   return 0;
 }
 
+// Whether an exact first pass adds its squares in bins of double in shared
+// memory (kernels/accumulators/exact_binned_squares.hpp), its digits in
+// registers, held to exact_limbs_registers: the squares of bf16, whose
+// window (above: 0.814 at 80 registers in shared memory) costs 22
+// instructions a square. The bins take 256 bytes a thread, so that 3 blocks
+// of 256 fit an SM, as 80 registers allow.
+constexpr bool exact_in_bins(ExactSums s, Dtype in) { return s == ExactSums::squares && in == Dtype::bf16; }
+
 // Slots of shared memory per thread and input in which an exact first pass's
 // loads wait (tree/async_chain.cuh; 0: loads into registers). Measured on the
 // H100 (2^28, fraction of cub Sum fp32; direct loads / 4 slots, three and two

@@ -16,6 +16,7 @@
 #include "formats/dtype.hpp"
 #include "formats/host_device.hpp"
 #include "kernels/accumulators/compensated_sum.hpp"
+#include "kernels/accumulators/exact_binned_squares.hpp"
 #include "kernels/accumulators/exact_moments.hpp"
 #include "kernels/accumulators/exact_sum.hpp"
 #include "kernels/accumulators/extremum.hpp"
@@ -231,6 +232,35 @@ struct SumReducer {
     set_output(f, 0, double(finish_sum_like<T>(Acc::total(p), a)), a);
     return f;
   }
+};
+
+// The exact sum of squares of bf16 in bins of double (exact_binned_squares.hpp):
+// the tree kernels' first pass for SumReducer<Acc, TermKind::square> of F,
+// with its partials, which the second pass merges and finishes as Acc's. Its
+// bins live where place_bins puts them (shared memory); two vectors loaded
+// at a time, as in the other reducers (group_loads).
+template <class F, class Acc>
+struct BinnedSquaresReducer {
+  using Bins = ExactBinnedSquares<F, Acc>;
+  using value_t = double;
+  using State = typename Bins::State;
+  using Partial = typename Bins::Partial;
+  using Params = NoParams;
+  static constexpr int passes = 1;
+  static constexpr int shared_bins = Bins::bins;
+  static constexpr int vector_loads = 2;
+  ULPSCOPE_HD static State start() { return Bins::start(); }
+  ULPSCOPE_HD static Partial identity() { return Bins::identity(); }
+  ULPSCOPE_HD static void place_bins(State& st, double* bin, unsigned stride) { Bins::place_bins(st, bin, stride); }
+  ULPSCOPE_HD static void add(State& st, float x, float, const Params&) { Bins::add(st, x); }
+  template <int W>
+  static constexpr bool adds_groups = std::uint32_t(W) <= Bins::run_terms;
+  template <int W>
+  ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
+    Bins::template add_group<W>(st, x);
+  }
+  ULPSCOPE_HD static Partial partial(const State& st) { return Bins::partial(st); }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
 };
 
 // Whether reducer R adds a whole vector of W values at once (SumReducer's

@@ -92,6 +92,12 @@ inline constexpr int kPrefetchGroups<SumReducer<Acc, TermKind::square>> = [] {
 // 0.819 -> 0.820).
 template <class F, bool LimbsOutside>
 inline constexpr int kPrefetchGroups<ExactMomentsReducer<F, LimbsOutside>> = LimbsOutside ? 0 : 2;
+// The bins of bf16 squares (3 blocks per SM). A microbenchmark on the H100
+// (bins alone, no second pass; fraction of cub Sum fp32): 0.784 without,
+// 0.964 with 2 groups ahead; 4 vectors a group, 0.811 and with 1 group
+// ahead 0.938.
+template <class F, class Acc>
+inline constexpr int kPrefetchGroups<BinnedSquaresReducer<F, Acc>> = 2;
 
 // The exact sums a reducer's first pass adds (kernels/exact_limbs.hpp), for
 // the reducers of exact sums with their digits in either home; `exact` is
@@ -134,8 +140,27 @@ template <class F>
 struct first_pass_of<ExactMomentsReducer<F>, true> {
   using type = ExactMomentsReducer<F, true>;
 };
+// Or the squares in bins (exact_limbs.hpp, exact_in_bins).
 template <class R, class Elem>
-using first_pass_t = typename first_pass_of<R, (kLimbsRegisters<R, Elem> > 0)>::type;
+struct first_pass_in {
+  using type = typename first_pass_of<R, (kLimbsRegisters<R, Elem> > 0)>::type;
+};
+template <class Acc, class Elem>
+  requires(exact_first_pass<SumReducer<Acc, TermKind::square>>::exact &&
+           exact_in_bins(ExactSums::squares, dtype_of_v<Elem>))
+struct first_pass_in<SumReducer<Acc, TermKind::square>, Elem> {
+  using type = BinnedSquaresReducer<typename Elem::format, Acc>;
+};
+template <class R, class Elem>
+using first_pass_t = typename first_pass_in<R, Elem>::type;
+
+// Doubles per thread a first pass keeps in shared memory (its bins), 0 for
+// the others.
+template <class R>
+inline constexpr int shared_bins_of = [] {
+  if constexpr (requires { R::shared_bins; }) return R::shared_bins;
+  else return 0;
+}();
 
 // Slots per thread in which the first pass's loads wait (async_chain.cuh; 0:
 // loads into registers): the exact sums' table (exact_limbs.hpp).
@@ -147,10 +172,14 @@ inline constexpr int kAsyncStages =
     exact_first_pass<R>::exact ? exact_async_stages(exact_first_pass<R>::sums, dtype_of_v<Elem>) : 0;
 
 // Dynamic shared memory of block_partials<R> for blocks of `threads`: the
-// digits (limbs_outside_of), then the chains' slots.
+// digits (limbs_outside_of) or the bins (shared_bins_of), then the chains'
+// slots.
+template <class R>
+inline constexpr int shared_words_of = limbs_outside_of<R> + shared_bins_of<R>;
 template <class R, bool Y, class Elem>
 constexpr std::size_t first_pass_shared_bytes(int threads) {
-  return std::size_t(limbs_outside_of<R>) * sizeof(std::int64_t) * std::size_t(threads) +
+  static_assert(sizeof(double) == sizeof(std::int64_t));
+  return std::size_t(shared_words_of<R>) * sizeof(std::int64_t) * std::size_t(threads) +
          async_chain_bytes<kAsyncStages<R, Elem>, Y>(threads);
 }
 
@@ -217,7 +246,8 @@ struct Sink<void> {
 };
 
 // Step 1: thread g's chain over the order o (vector loads when o.vec > 1).
-// limbs: the thread's slice of shared memory where R keeps its digits there.
+// limbs: the thread's slice of shared memory where R keeps its digits there,
+// or its first bin where R keeps bins (the next at + blockDim.x).
 // Stages > 0: the vectors come through async chains in `slots` (o.vec > 1).
 template <class R, bool Y, int Stages = 0, class Elem>
 __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, std::int64_t g, const Elem* x,
@@ -225,6 +255,7 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
                                                             std::int64_t* limbs = nullptr, uint4* slots = nullptr) {
   auto st = R::start();
   if constexpr (limbs_outside_of<R> > 0) R::place_limbs(st, limbs);
+  if constexpr (shared_bins_of<R> > 0) R::place_bins(st, reinterpret_cast<double*>(limbs), blockDim.x);
   const std::int64_t nv = o.vectors();
   if (o.vec > 1) {
     constexpr int W = Vector<Elem>::width;
@@ -320,9 +351,12 @@ __device__ __forceinline__ void block_partials_body(const Elem* x, const Elem* y
   extern __shared__ __align__(16) std::int64_t limbs[];  // first_pass_shared_bytes<R, Y, Elem>
   const TreeOrder o{n, Vector<Elem>::width, std::int64_t(gridDim.x) * blockDim.x};
   constexpr int S = Atomic ? 0 : kAsyncStages<R, Elem>;  // the atomic shape is launched without them
+  // A thread's digits are a slice of its own; bins are bin-major, a bin's
+  // doubles of all threads side by side (exact_binned_squares.hpp).
+  std::int64_t* mine = shared_bins_of<R> > 0 ? limbs + threadIdx.x : limbs + limbs_outside_of<R> * threadIdx.x;
   auto p = thread_chain<R, Y, S>(o, std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, x, y,
-                                 params_at<R>(params, 0), limbs + limbs_outside_of<R> * threadIdx.x,
-                                 reinterpret_cast<uint4*>(limbs + limbs_outside_of<R> * blockDim.x));
+                                 params_at<R>(params, 0), mine,
+                                 reinterpret_cast<uint4*>(limbs + shared_words_of<R> * blockDim.x));
   p = block_reduce<R>(p);
   if (threadIdx.x == 0) {
     if constexpr (Atomic) atomicAdd(&partials[0].s, p.s);

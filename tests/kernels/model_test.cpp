@@ -905,6 +905,97 @@ TEST(ExactAccumulator, DigitsOutsideTheStateGiveTheSamePartial) {
   expect_digits_outside_for_format<Fp8E5M2Format, 16>();
 }
 
+// The squares of bf16 in bins of double (exact_binned_squares.hpp, the tree
+// kernels' first pass of exact sumsq, norm2, rms of bf16) give the integer
+// of one deposit per square, and the partial of the reducer the models run
+// (SumReducer of the same Acc): no terms, -0 alone, zeros, infinities, NaN,
+// subnormals, each bin's largest and smallest squares, runs of a bin filled
+// three times over (a bin that does not spill in time loses the light
+// squares' last bit), random values of every field, in groups and one at a
+// time; the bins strided, the memory between them left alone.
+template <class B, class Acc>
+void expect_binned_squares(const std::vector<float>& x, std::uint64_t& s, const std::string& what) {
+  constexpr unsigned kStride = 3;
+  constexpr double kUntouched = 12.5;
+  std::vector<double> memory(std::size_t(B::bins) * kStride, kUntouched);
+  auto st = B::start();
+  B::place_bins(st, memory.data(), kStride);
+  auto model = Acc::start();
+  std::size_t i = 0;
+  while (i < x.size()) {
+    if (test::mix(s) % 4 != 0 && i + 16 <= x.size()) {
+      B::template add_group<16>(st, x.data() + i);
+      i += 16;
+    } else {
+      B::add(st, x[i++]);
+    }
+  }
+  for (float v : x) add_product<Acc>(model, v, v);
+  auto ref = Acc::identity();
+  for (float v : x) Acc::deposit(ref, double(v) * double(v));
+  Acc::carry(ref);
+  const auto p = B::partial(st);
+  for (std::size_t k = 0; k < memory.size(); ++k) {
+    if (k % kStride != 0) {
+      ASSERT_EQ(memory[k], kUntouched) << what << ": memory between the bins";
+    } else {
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(memory[k]), std::bit_cast<std::uint64_t>(-0.0)) << what << ": a bin left";
+    }
+  }
+  if (ref.flags & (Acc::kNan | Acc::kPosInf | Acc::kNegInf)) {
+    const double want = Acc::total(ref), got = Acc::total(p);
+    ASSERT_TRUE(std::isnan(want) ? std::isnan(got) : got == want) << what;
+    ASSERT_TRUE(std::isnan(want) ? std::isnan(Acc::total(Acc::partial(model))) : Acc::total(Acc::partial(model)) == want)
+        << what << ": the model";
+    return;
+  }
+  for (int d = 0; d < Acc::digits; ++d) ASSERT_EQ(p.limb[d], ref.limb[d]) << what << " digit " << d;
+  ASSERT_EQ(p.flags, ref.flags) << what;
+  expect_same_integer(p, Acc::partial(model), 0);
+}
+
+TEST(ExactAccumulator, BinnedSquaresGiveTheSameInteger) {
+  using F = Bf16Format;
+  using Acc = ExactSum<F, true>;
+  using B = ExactBinnedSquares<F, Acc>;
+  static_assert(B::bins == 32 && B::run_terms == (1u << 23));
+  auto bf = [](std::uint32_t bits) { return float(decode<F>(bits)); };
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::uint64_t s = 8128;
+  std::vector<std::vector<float>> cases = {
+      {}, {-0.0f}, {-0.0f, 0.0f, -0.0f}, {inf}, {-inf, 1.0f}, {nan, 2.0f}, {inf, -inf}, {bf(1), bf(0x7F), bf(0x80)},
+      {bf(F::max_bits), bf(F::max_bits), bf(1), -bf(F::max_bits)}};
+  // Each bin's extremes: the largest value of its top field, the least
+  // significant square of its bottom one.
+  std::vector<float> extremes;
+  for (std::uint32_t b = 0; b < 32; ++b) {
+    const std::uint32_t top = std::min<std::uint32_t>(8 * b + 7, 254), bottom = 8 * b;
+    extremes.push_back(bf(top << 7 | 0x7F));
+    extremes.push_back(-bf(bottom << 7 | 1));
+  }
+  cases.push_back(extremes);
+  // Bins filled three times over: seven of the bin's largest squares to one
+  // whose square is an odd multiple of its quantum.
+  for (std::uint32_t b : {0u, 15u, 16u, 31u}) {
+    const float heavy = bf(std::min<std::uint32_t>(8 * b + 7, 254) << 7 | 0x7F), light = bf((8 * b) << 7 | 1);
+    std::vector<float> c(std::size_t(B::run_terms) * 3 + 17);
+    for (std::size_t k = 0; k < c.size(); ++k) c[k] = k % 8 == 7 ? light : heavy;
+    cases.push_back(std::move(c));
+  }
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<float> c(test::mix(s) % (trial % 10 == 0 ? 40000 : 700));
+    for (auto& v : c) {
+      v = bf(std::uint32_t(test::mix(s) % (1u << F::bits)));
+      if (trial % 4 != 0 && !std::isfinite(v)) v = bf(F::max_bits);  // specials in one trial in four
+    }
+    cases.push_back(std::move(c));
+  }
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    expect_binned_squares<B, Acc>(cases[k], s, "case " + std::to_string(k));
+    if (testing::Test::HasFatalFailure()) return;
+  }
+}
+
 // kahan with products exact in float (fp16, fp8 inputs) fuses each product
 // into TwoSum (compensated_sum.hpp): the same sum and compensation, bit for
 // bit, as the rounded product added by the ordered Fast2Sum, over random
