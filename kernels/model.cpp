@@ -45,8 +45,9 @@ int blocks_for(std::int64_t vectors, int threads, int per_thread, int cap) {
 //   0.810 / 0.873 / 0.896, 8: 0.899) and kahan mean_var bf16 (0.808 / 0.891 /
 //   0.926; 8: 0.926) take 8 (pairwise mean_var fp32 took 6 while it needed
 //   77-86 registers: 0.921 / 0.987 / 0.970; see below);
-// - the exact first passes held to a register count (their digits in shared
-//   memory, kernels/exact_limbs.hpp) take the blocks that fit, up to 6: one
+// - the exact first passes held to a register count (their digits, or the
+//   squares' bins of bf16, in shared memory: kernels/exact_limbs.hpp) take
+//   the blocks that fit, up to 6: one
 //   wave (80 registers: 3; 64: 4; 48, the sums of e4m3: 5; 40, the sums of
 //   fp16 and e5m2 and the squares of fp16: 6). exact's result is the same for
 //   any launch, so these counts change its speed only.

@@ -55,7 +55,10 @@
 //   Nor, a later build the same session, the window of squares checked on
 //   the values (a float maximum and minimum a vector against bounds whose
 //   squares lie in it) instead of each square's exponent field: sumsq bf16
-//   0.809 -> 0.797, fp32 0.930 -> 0.933 (three runs each).
+//   0.809 -> 0.797, fp32 0.930 -> 0.933 (three runs each). The tree kernels'
+//   first pass of bf16 squares now adds them in bins of double instead
+//   (exact_binned_squares.hpp); the window serves fp32's squares, the rows
+//   and the models.
 //
 // Where the digits live while a thread adds (LimbsOutside): in the state, as
 // registers on the GPU, or in memory the caller places (place_limbs; the
