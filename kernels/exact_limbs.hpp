@@ -3,9 +3,9 @@
 // and input format: 0, in registers (the state); else in a slice of shared
 // memory, the kernel held to that many registers (exact_sum.hpp,
 // LimbsOutside; kernels/tree/tree_agent.cuh launches it), or, where
-// exact_in_bins (below), in registers at that count beside bins in shared
-// memory. One table for the
-// kernels and for the default launch (kernels/model.cpp), whose blocks per SM
+// exact_in_bins (below), nowhere: bins in shared memory, held to that many
+// registers, which the block flushes into integers of its own. One table for
+// the kernels and for the default launch (kernels/model.cpp), whose blocks per SM
 // follow from the registers. The same integer either way. Measured on the
 // H100 (2^28, fraction of cub Sum fp32; in registers, from d4ac453's table /
 // in shared memory at 80 registers and 3 blocks per SM / at 64 and 4, these
@@ -78,13 +78,15 @@ constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
 }
 
 // Whether an exact first pass adds its squares in bins of double in shared
-// memory (kernels/accumulators/exact_binned_squares.hpp), its digits in
-// registers, held to exact_limbs_registers: the squares of bf16, whose
-// window costs 22 instructions a square. The bins take 256 bytes a thread,
-// so that 3 blocks of 256 fit an SM, as 80 registers allow. H100, one
-// session, a build each (three runs, fraction of cub Sum fp32), the window
-// with its digits in shared memory / the bins: sumsq 0.808 / 0.860, norm2
-// 0.790 / 0.849, rms 0.774 / 0.815.
+// memory (kernels/accumulators/exact_binned_squares.hpp), flushed by the
+// block into integers in shared memory (tree/block_bins.cuh), held to
+// exact_limbs_registers: the squares of bf16, whose window costs 22
+// instructions a square. The bins take 256 bytes a thread, so that 3 blocks
+// of 256 fit an SM, as 80 registers allow. H100, one session, a build each
+// (three runs, fraction of cub Sum fp32), the window with its digits in
+// shared memory / the bins, each thread with its integer in registers:
+// sumsq 0.808 / 0.860, norm2 0.790 / 0.849, rms 0.774 / 0.815; the block's
+// flushes then measured in tree/block_bins.cuh.
 constexpr bool exact_in_bins(ExactSums s, Dtype in) { return s == ExactSums::squares && in == Dtype::bf16; }
 
 // Slots of shared memory per thread and input in which an exact first pass's

@@ -237,8 +237,10 @@ struct SumReducer {
 // The exact sum of squares of bf16 in bins of double (exact_binned_squares.hpp):
 // the tree kernels' first pass for SumReducer<Acc, TermKind::square> of F,
 // with its partials, which the second pass merges and finishes as Acc's. Its
-// bins live where place_bins puts them (shared memory); two vectors loaded
-// at a time, as in the other reducers (group_loads).
+// bins live where place_bins puts them (shared memory), and a block's
+// threads flush them together into the integers of warp 0's lanes, whose
+// digits take block_words more words of shared memory (tree/block_bins.cuh);
+// two vectors loaded at a time, as in the other reducers (group_loads).
 template <class F, class Acc>
 struct BinnedSquaresReducer {
   using Bins = ExactBinnedSquares<F, Acc>;
@@ -248,6 +250,7 @@ struct BinnedSquaresReducer {
   using Params = NoParams;
   static constexpr int passes = 1;
   static constexpr int shared_bins = Bins::bins;
+  static constexpr int block_words = Bins::bins * Acc::digits;
   static constexpr int vector_loads = 2;
   ULPSCOPE_HD static State start() { return Bins::start(); }
   ULPSCOPE_HD static Partial identity() { return Bins::identity(); }
@@ -259,7 +262,6 @@ struct BinnedSquaresReducer {
   ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
     Bins::template add_group<W>(st, x);
   }
-  ULPSCOPE_HD static Partial partial(const State& st) { return Bins::partial(st); }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { Acc::merge(a, b); }
 };
 

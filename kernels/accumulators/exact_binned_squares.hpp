@@ -2,22 +2,26 @@
 // The exact sum of squares of bf16 in bins of double, one bin per 8 binades
 // of the input, indexed by the value's exponent field: the tree kernels'
 // first pass of exact sumsq, norm2, rms of bf16 (tree_agent.cuh,
-// first_pass_t), its bins in shared memory. The same integer as
-// ExactSumOf's (Acc) add of each square, so the second pass and the models
-// are Acc's.
+// first_pass_t; the block's flushes in tree/block_bins.cuh), its bins in
+// shared memory. The same integer as ExactSumOf's (Acc) add of each square,
+// so the second pass and the models are Acc's.
 //
 // A value x = m 2^(E - bias - man_bits), m < 2^(man_bits + 1), with E in bin
 // b's fields [8b, 8b + 7] has a square that is a multiple of the bin's
 // quantum 2^(2 (max(8b, 1) - bias - man_bits)) below 2^(2 (8 + man_bits)) =
-// 2^30 of them, so a bin's double adds 2^23 squares exactly (each partial
-// sum a multiple of the quantum below 2^53 of them), in any order; every
-// 2^23 terms the bins are spilled into Acc's integer. A square is one
-// conversion, one multiplication and one addition, in a bin at a computed
-// address, against the window's split and checks (ExactSumOf, "Window";
-// ncu on the H100: 22 instructions an element). Infinities and NaN (field
-// 255) land in the top bin and make it infinite or NaN, which its spill
-// turns into the integer's flags; a bin starts at -0, which every square
-// (+0 or more) changes, so that an untouched bin spills nothing.
+// 2^30 of them, so run_terms = 2^23 squares add exactly in bin b's doubles
+// (each partial sum a multiple of the quantum below 2^53 of them), in any
+// order and grouping: a thread's bin, and the sum of one bin over a block's
+// threads, as long as the block's threads have added at most run_terms
+// squares since the last flush. A flush sums each bin over the block and
+// spills the sum into an integer of Acc's with its digits in memory
+// (Integer, one per bin), every bin back to -0. A square is one conversion,
+// one multiplication and one addition, in a bin at a computed address,
+// against the window's split and checks (ExactSumOf, "Window"; ncu on the
+// H100: 22 instructions an element). Infinities and NaN (field 255) land in
+// the top bin and make it infinite or NaN, which its spill turns into the
+// integer's flags; a bin starts at -0, which every square (+0 or more)
+// changes, so that an untouched bin spills nothing.
 #include <cstdint>
 
 #include "formats/binary_format.hpp"
@@ -40,18 +44,18 @@ struct ExactBinnedSquares {
 
   using value_t = double;
   using Partial = typename Acc::Partial;
+  // A bin's sums, spilled: Acc's integer with its digits in memory.
+  using Integer = typename Acc::WithLimbsOutside;
   struct State {
-    typename Acc::State acc;  // the integer the bins spill into
-    double* bin;              // bin b at bin[b * stride]
+    double* bin;  // bin b at bin[b * stride]
     unsigned stride;
-    std::uint32_t terms;  // squares added since the bins were last spilled
   };
 
-  ULPSCOPE_HD static State start() { return {Acc::start(), nullptr, 0u, 0u}; }
+  ULPSCOPE_HD static State start() { return {nullptr, 0u}; }
   ULPSCOPE_HD static Partial identity() { return Acc::identity(); }
-  // The bins at bin[b * stride] (the tree kernels: shared memory, bin-major
-  // across the block's threads, so that a warp's 32 bins of one index fall
-  // in distinct banks whatever bins its lanes pick), set to -0 here.
+  // A thread's bins at bin[b * stride] (the tree kernels: shared memory,
+  // bin-major across the block's threads, so that a warp's 32 bins of one
+  // index fall in distinct banks whatever bins its lanes pick), set to -0.
   ULPSCOPE_HD static void place_bins(State& st, double* bin, unsigned stride) {
     st.bin = bin;
     st.stride = stride;
@@ -59,34 +63,10 @@ struct ExactBinnedSquares {
   }
   ULPSCOPE_HD static int bin_of(float x) { return int(detail::float_bits(x) >> (23 + kBinLog2)) & (bins - 1); }
 
-  // Every bin into the integer acc, and back to -0. Inline: out of line,
-  // with the integer in the thread's stack instead of 42 registers
-  // (ptxas, sm_90: 132 bytes of spills at 80 registers inline, 164 out of
-  // line), the first pass ran slower on the H100 (one session, a build each,
-  // three runs, fraction of cub Sum fp32): sumsq bf16 0.860 -> 0.770, norm2
-  // 0.849 -> 0.759, rms 0.815 -> 0.742.
-  ULPSCOPE_HD static void spill_into(typename Acc::State& acc, double* bin, unsigned stride) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll 1
-#endif
-    for (int b = 0; b < bins; ++b) {
-      double& v = bin[b * stride];
-      if (detail::double_bits(v) != 0x8000000000000000ull) {
-        Acc::spill(acc, v);
-        v = -0.0;
-      }
-    }
-  }
-  ULPSCOPE_HD static void spill_bins(State& st) {
-    spill_into(st.acc, st.bin, st.stride);
-    st.terms = 0;
-  }
-
   // *bin += t. On the GPU the bins are shared memory, addressed as such: the
-  // compiler does not always see it through the state's pointer (with
-  // spill_into out of line it emitted generic loads and stores; not measured
-  // on its own). Volatile, so that the accesses stay in order (two squares
-  // of a group may share a bin).
+  // compiler does not always see it through the state's pointer (with the
+  // spills out of line it emitted generic loads and stores). Volatile, so
+  // that the accesses stay in order (two squares of a group may share a bin).
   ULPSCOPE_HD static void add_to_bin(double* bin, double t) {
 #if defined(__CUDA_ARCH__)
     const auto at = static_cast<unsigned>(__cvta_generic_to_shared(bin));
@@ -99,26 +79,55 @@ struct ExactBinnedSquares {
 #endif
   }
 
-  // W squares x[j]^2, the bins spilled first if they might outgrow their runs.
+  // Vectors of W elements each of a block's `threads` threads adds between
+  // flushes: with one more element (the tail), at most run_terms squares.
+  ULPSCOPE_HD static constexpr std::int64_t segment_vectors(int threads, int W) {
+    return (std::int64_t(run_terms) / threads - 1) / W;
+  }
+
+  // W squares x[j]^2, unchecked: the caller flushes before the bins hold
+  // more than run_terms squares (segment_vectors).
   template <int W>
   ULPSCOPE_HD static void add_group(State& st, const float* x) {
-    static_assert(W >= 1 && std::uint32_t(W) <= run_terms);
-    if (st.terms > run_terms - W) spill_bins(st);
     ULPSCOPE_UNROLL
     for (int j = 0; j < W; ++j) {
       const double d = x[j];
       add_to_bin(st.bin + bin_of(x[j]) * st.stride, rn::mul(d, d));  // exact: the note at the top
     }
-    st.terms += W;
   }
   ULPSCOPE_HD static void add(State& st, float x) { add_group<1>(st, &x); }
 
-  // The thread's integer: the bins spilled into it, carried (Acc::partial).
-  // It ends the chain: the bins are left at -0, st's integer without them.
-  ULPSCOPE_HD static Partial partial(const State& st) {
-    State s = st;
-    spill_bins(s);
-    return Acc::partial(s.acc);
+  // The sum of at[i * step] for i = first, first + 1, ..., count - 1, 0, ...,
+  // first - 1, each set back to -0: exact while they hold at most run_terms
+  // squares together (the note at the top), so the order is the caller's
+  // choice (tree/block_bins.cuh: one free of bank conflicts).
+  ULPSCOPE_HD static double take(double* at, int count, int step, int first) {
+    double s = -0.0;
+    int i = first;
+    for (int k = 0; k < count; ++k) {
+      double& v = at[i * step];
+      s = rn::add(s, v);
+      v = -0.0;
+      if (++i == count) i = 0;
+    }
+    return s;
+  }
+
+  // A flush of a block's bins (bin b of thread t at bin[b * stride + t],
+  // stride >= the block's threads, a multiple of 32), in two phases that the
+  // GPU separates by barriers (tree/block_bins.cuh). Phase 1, lane l of warp
+  // w: bin l of the warp's 32 threads into the slot of thread 32 w + l,
+  // starting at that thread (at step k lane l reads thread 32 w + (l + k) mod
+  // 32's bin: 32 distinct doubles of 256 bytes, no bank conflict). Phase 2,
+  // lane l of warp 0: bin l's slots of every warp, at l (stride + 1) + 32 w
+  // (lanes 16 doubles apart only), spilled into its integer.
+  ULPSCOPE_HD static void gather_warp(double* bin, unsigned stride, int lane, int warp) {
+    double* row = bin + std::size_t(lane) * stride + std::size_t(warp) * 32;
+    row[lane] = take(row, 32, 1, lane);
+  }
+  ULPSCOPE_HD static void spill_warps(double* bin, unsigned stride, int warps, int lane,
+                                      typename Integer::State& acc) {
+    Integer::spill(acc, take(bin + std::size_t(lane) * stride + lane, warps, 32, 0));
   }
 };
 

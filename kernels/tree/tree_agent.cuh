@@ -10,6 +10,7 @@
 #include "kernels/exact_limbs.hpp"
 #include "kernels/reducers.hpp"
 #include "kernels/tree/async_chain.cuh"
+#include "kernels/tree/block_bins.cuh"
 #include "kernels/tree/block_reduce.cuh"
 #include "kernels/tree/load.cuh"
 #include "kernels/tree/tree_order.hpp"
@@ -172,14 +173,21 @@ inline constexpr int kAsyncStages =
     exact_first_pass<R>::exact ? exact_async_stages(exact_first_pass<R>::sums, dtype_of_v<Elem>) : 0;
 
 // Dynamic shared memory of block_partials<R> for blocks of `threads`: the
-// digits (limbs_outside_of) or the bins (shared_bins_of), then the chains'
-// slots.
+// digits (limbs_outside_of) or the bins (shared_bins_of) and their block's
+// integers (shared_block_words_of), then the chains' slots.
 template <class R>
 inline constexpr int shared_words_of = limbs_outside_of<R> + shared_bins_of<R>;
+// And words per block (the bins' integers, block_bins.cuh).
+template <class R>
+inline constexpr int shared_block_words_of = [] {
+  if constexpr (requires { R::block_words; }) return R::block_words;
+  else return 0;
+}();
 template <class R, bool Y, class Elem>
 constexpr std::size_t first_pass_shared_bytes(int threads) {
   static_assert(sizeof(double) == sizeof(std::int64_t));
-  return std::size_t(shared_words_of<R>) * sizeof(std::int64_t) * std::size_t(threads) +
+  return (std::size_t(shared_words_of<R>) * std::size_t(threads) + std::size_t(shared_block_words_of<R>)) *
+             sizeof(std::int64_t) +
          async_chain_bytes<kAsyncStages<R, Elem>, Y>(threads);
 }
 
@@ -245,9 +253,104 @@ struct Sink<void> {
   }
 };
 
+// Step 1's vectors of thread g: v = g, g + G, ... below an end (add_to), U
+// loads in flight before their elements are added (reducers.hpp,
+// group_loads), one group of U*W terms where the reducer takes such a group,
+// else one vector after the other; then halving groups (pairwise: the same
+// tree, fewer carries; count stays a multiple of each group), then one at a
+// time. Stages > 0: the vectors come through async chains in `slots`.
+template <class R, bool Y, int Stages, class Elem>
+struct VectorChain {
+  static constexpr int W = Vector<Elem>::width;
+  static constexpr int U = group_loads<R, W>();
+  using State = typename R::State;
+  using Params = typename R::Params;
+  const Elem* x;
+  const Elem* y;
+  std::int64_t v, threads, nv;
+  VectorSource<Elem, Stages> xsrc;
+  VectorSource<Elem, Y ? Stages : 0> ysrc;
+
+  __device__ __forceinline__ VectorChain(const TreeOrder& o, std::int64_t g, const Elem* x_, const Elem* y_,
+                                         uint4* slots)
+      : x(x_),
+        y(y_),
+        v(g),
+        threads(o.threads),
+        nv(o.vectors()),
+        xsrc(x_, g, o.threads, o.vectors(), slots),
+        ysrc(y_, g, o.threads, o.vectors(), slots + Stages * blockDim.x) {}
+
+  __device__ __forceinline__ void add_vector(State& st, const Params& pr, const Vector<Elem>& xa,
+                                             const Vector<Elem>* ya) {
+    if constexpr (adds_values_as_doubles<R, Elem>) {
+      R::template add_values_by<W>(st, [&](int j) { return value_as_double(xa, j); });
+    } else {
+      float a[W], b[W];
+      widen_vector_as<widens_bf16_by_words<R>>(xa, a);
+      if constexpr (Y) widen_vector_as<widens_bf16_by_words<R>>(*ya, b);
+      if constexpr (reducer_adds_groups<R, W>) {
+        R::template add_group<W>(st, a, b, pr);
+      } else {
+#pragma unroll
+        for (int j = 0; j < W; ++j) R::add(st, a[j], Y ? b[j] : 0.0f, pr);
+      }
+    }
+  }
+
+  template <int N>
+  __device__ __forceinline__ void add_loads(State& st, const Params& pr) {
+    if constexpr (kPrefetchGroups<R> > 0) {
+#pragma unroll
+      for (int u = 0; u < N; ++u) {
+        const std::int64_t ahead = v + (kPrefetchGroups<R> * N + u) * threads;
+        if (ahead < nv) {
+          prefetch_vector(x, ahead);
+          if constexpr (Y) prefetch_vector(y, ahead);
+        }
+      }
+    }
+    Vector<Elem> xs[N], ys[N];
+#pragma unroll
+    for (int u = 0; u < N; ++u) {
+      xs[u] = xsrc.next(x, v + u * threads);
+      if constexpr (Y) ys[u] = ysrc.next(y, v + u * threads);
+    }
+    if constexpr (reducer_adds_groups<R, N * W> && !adds_values_as_doubles<R, Elem>) {
+      float a[N * W], b[N * W];
+#pragma unroll
+      for (int u = 0; u < N; ++u) {
+        widen_vector_as<widens_bf16_by_words<R>>(xs[u], a + u * W);
+        if constexpr (Y) widen_vector_as<widens_bf16_by_words<R>>(ys[u], b + u * W);
+      }
+      R::template add_group<N * W>(st, a, b, pr);
+    } else {
+#pragma unroll
+      for (int u = 0; u < N; ++u) add_vector(st, pr, xs[u], &ys[u]);
+    }
+    v += N * threads;
+  }
+
+  // The chain's vectors below end (at most nv).
+  __device__ __forceinline__ void add_to(State& st, const Params& pr, std::int64_t end) {
+    for (; v + (U - 1) * threads < end;) add_loads<U>(st, pr);
+    if constexpr (U >= 8) {
+      if (v + 3 * threads < end) add_loads<4>(st, pr);
+    }
+    if constexpr (U >= 4) {
+      if (v + 1 * threads < end) add_loads<2>(st, pr);
+    }
+    for (; v < end; v += threads) {
+      const Vector<Elem> x0 = xsrc.next(x, v);
+      Vector<Elem> y0;
+      if constexpr (Y) y0 = ysrc.next(y, v);
+      add_vector(st, pr, x0, &y0);
+    }
+  }
+};
+
 // Step 1: thread g's chain over the order o (vector loads when o.vec > 1).
-// limbs: the thread's slice of shared memory where R keeps its digits there,
-// or its first bin where R keeps bins (the next at + blockDim.x).
+// limbs: the thread's slice of shared memory where R keeps its digits there.
 // Stages > 0: the vectors come through async chains in `slots` (o.vec > 1).
 template <class R, bool Y, int Stages = 0, class Elem>
 __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, std::int64_t g, const Elem* x,
@@ -255,78 +358,10 @@ __device__ __forceinline__ typename R::Partial thread_chain(const TreeOrder& o, 
                                                             std::int64_t* limbs = nullptr, uint4* slots = nullptr) {
   auto st = R::start();
   if constexpr (limbs_outside_of<R> > 0) R::place_limbs(st, limbs);
-  if constexpr (shared_bins_of<R> > 0) R::place_bins(st, reinterpret_cast<double*>(limbs), blockDim.x);
   const std::int64_t nv = o.vectors();
   if (o.vec > 1) {
-    constexpr int W = Vector<Elem>::width;
-    VectorSource<Elem, Stages> xsrc(x, g, o.threads, nv, slots);
-    VectorSource<Elem, Y ? Stages : 0> ysrc(y, g, o.threads, nv, slots + Stages * blockDim.x);
-    auto add_vector = [&](const Vector<Elem>& xa, const Vector<Elem>* ya) {
-      if constexpr (adds_values_as_doubles<R, Elem>) {
-        R::template add_values_by<W>(st, [&](int j) { return value_as_double(xa, j); });
-      } else {
-        float a[W], b[W];
-        widen_vector_as<widens_bf16_by_words<R>>(xa, a);
-        if constexpr (Y) widen_vector_as<widens_bf16_by_words<R>>(*ya, b);
-        if constexpr (reducer_adds_groups<R, W>) {
-          R::template add_group<W>(st, a, b, pr);
-        } else {
-#pragma unroll
-          for (int j = 0; j < W; ++j) R::add(st, a[j], Y ? b[j] : 0.0f, pr);
-        }
-      }
-    };
-    // U loads in flight before their elements are added (reducers.hpp, group_loads).
-    constexpr int U = group_loads<R, W>();
-    // U vectors at a time (one group where the reducer takes it), then the
-    // remaining vectors in halving groups (pairwise: the same tree, fewer
-    // carries; count stays a multiple of each group), then one at a time.
-    std::int64_t v = g;
-    auto add_loads = [&]<int N>(std::integral_constant<int, N>) {
-      if constexpr (kPrefetchGroups<R> > 0) {
-#pragma unroll
-        for (int u = 0; u < N; ++u) {
-          const std::int64_t ahead = v + (kPrefetchGroups<R> * N + u) * o.threads;
-          if (ahead < nv) {
-            prefetch_vector(x, ahead);
-            if constexpr (Y) prefetch_vector(y, ahead);
-          }
-        }
-      }
-      Vector<Elem> xs[N], ys[N];
-#pragma unroll
-      for (int u = 0; u < N; ++u) {
-        xs[u] = xsrc.next(x, v + u * o.threads);
-        if constexpr (Y) ys[u] = ysrc.next(y, v + u * o.threads);
-      }
-      using RN = std::conditional_t<N != 0, R, void>;  // looked up per N (a generic lambda)
-      if constexpr (reducer_adds_groups<R, N * W> && !adds_values_as_doubles<R, Elem>) {
-        float a[N * W], b[N * W];
-#pragma unroll
-        for (int u = 0; u < N; ++u) {
-          widen_vector_as<widens_bf16_by_words<R>>(xs[u], a + u * W);
-          if constexpr (Y) widen_vector_as<widens_bf16_by_words<R>>(ys[u], b + u * W);
-        }
-        RN::template add_group<N * W>(st, a, b, pr);
-      } else {
-#pragma unroll
-        for (int u = 0; u < N; ++u) add_vector(xs[u], &ys[u]);
-      }
-      v += N * o.threads;
-    };
-    for (; v + (U - 1) * o.threads < nv;) add_loads(std::integral_constant<int, U>{});
-    if constexpr (U >= 8) {
-      if (v + 3 * o.threads < nv) add_loads(std::integral_constant<int, 4>{});
-    }
-    if constexpr (U >= 4) {
-      if (v + 1 * o.threads < nv) add_loads(std::integral_constant<int, 2>{});
-    }
-    for (; v < nv; v += o.threads) {
-      const Vector<Elem> x0 = xsrc.next(x, v);
-      Vector<Elem> y0;
-      if constexpr (Y) y0 = ysrc.next(y, v);
-      add_vector(x0, &y0);
-    }
+    VectorChain<R, Y, Stages, Elem> chain(o, g, x, y, slots);
+    chain.add_to(st, pr, nv);
   } else {
     for (std::int64_t i = g; i < nv; i += o.threads) R::add(st, widen(x[i]), Y ? widen(y[i]) : 0.0f, pr);
   }
@@ -351,13 +386,20 @@ __device__ __forceinline__ void block_partials_body(const Elem* x, const Elem* y
   extern __shared__ __align__(16) std::int64_t limbs[];  // first_pass_shared_bytes<R, Y, Elem>
   const TreeOrder o{n, Vector<Elem>::width, std::int64_t(gridDim.x) * blockDim.x};
   constexpr int S = Atomic ? 0 : kAsyncStages<R, Elem>;  // the atomic shape is launched without them
-  // A thread's digits are a slice of its own; bins are bin-major, a bin's
-  // doubles of all threads side by side (exact_binned_squares.hpp).
-  std::int64_t* mine = shared_bins_of<R> > 0 ? limbs + threadIdx.x : limbs + limbs_outside_of<R> * threadIdx.x;
-  auto p = thread_chain<R, Y, S>(o, std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, x, y,
-                                 params_at<R>(params, 0), mine,
-                                 reinterpret_cast<uint4*>(limbs + shared_words_of<R> * blockDim.x));
-  p = block_reduce<R>(p);
+  const std::int64_t g = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  auto* slots = reinterpret_cast<uint4*>(limbs + shared_words_of<R> * blockDim.x + shared_block_words_of<R>);
+  typename R::Partial p;
+  if constexpr (shared_bins_of<R> > 0) {
+    // Bins: bin-major, a bin's doubles of all threads side by side, then the
+    // digits of warp 0's integers (block_bins.cuh).
+    VectorChain<R, Y, S, Elem> chain(o, g, x, y, slots);
+    p = binned_block_partial<R>(o, g, x, chain, reinterpret_cast<double*>(limbs),
+                                limbs + shared_words_of<R> * blockDim.x);
+  } else {
+    // A thread's digits are a slice of its own.
+    p = thread_chain<R, Y, S>(o, g, x, y, params_at<R>(params, 0), limbs + limbs_outside_of<R> * threadIdx.x, slots);
+    p = block_reduce<R>(p);
+  }
   if (threadIdx.x == 0) {
     if constexpr (Atomic) atomicAdd(&partials[0].s, p.s);
     else partials[blockIdx.x] = p;

@@ -185,6 +185,52 @@ TEST(GpuTreeChains, LongChainsMatchTheirModels) {
   EXPECT_EQ(compared, 2 * 5 * 5 * 3);
 }
 
+// The exact squares of bf16 add into bins that a block flushes whenever its
+// threads may have added 2^23 squares (kernels/tree/block_bins.cuh): one or
+// two blocks over 3 * 2^23 + 1001 elements flush three to six times, the
+// last segment short and ending in the tail. Most values lie in 2^-3..2^4,
+// one in eight anywhere down to 2^-60 (bins 8 to 16).
+TEST(GpuTreeBins, SegmentsOfTheBlocksMatchTheirModels) {
+  REQUIRE_GPU();
+  const std::int64_t n = 3 * (std::int64_t(1) << 23) + 1001;
+  std::uint64_t s = 4242;
+  const TypedArray x = make_array(Dtype::bf16, n, [&](auto) {
+    const int e = test::mix(s) % 8 == 0 ? int(test::mix(s) % 64) - 60 : int(test::mix(s) % 7) - 3;
+    return (1.0 + test::uniform01(s)) * std::exp2(double(e)) * ((test::mix(s) & 1) ? -1 : 1);
+  });
+  ReductionProblem p;
+  p.rows = 1;
+  p.cols = n;
+  p.x = &x;
+  g->upload(p);
+  int compared = 0;
+  for (Op op : {Op::sumsq, Op::rms}) {
+    KernelSpec k;
+    k.op = op;
+    k.in = Dtype::bf16;
+    k.out = default_out_dtype(k.in);
+    k.acc = Accumulator::exact;
+    k.shape = Shape::tree;
+    p.op = op;
+    for (const LaunchConfig c : {LaunchConfig{1, 32}, LaunchConfig{2, 512}}) {
+      SCOPED_TRACE(std::string(to_string(op)) + " blocks=" + std::to_string(c.blocks) +
+                   " threads=" + std::to_string(c.threads));
+      const ReductionResult want = run_model(k, p, c, 0);
+      const ReductionResult got = g->run(k, c);
+      ASSERT_EQ(got.values.size(), want.values.size());
+      ASSERT_EQ(got.unrounded.size(), want.unrounded.size());
+      for (std::size_t i = 0; i < want.values.size(); ++i)
+        EXPECT_TRUE(same_bits(got.values[i], want.values[i]))
+            << std::hexfloat << "gpu " << got.values[i] << " model " << want.values[i];
+      for (std::size_t i = 0; i < want.unrounded.size(); ++i)
+        EXPECT_TRUE(same_bits(got.unrounded[i], want.unrounded[i]))
+            << std::hexfloat << "gpu " << got.unrounded[i] << " model " << want.unrounded[i];
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 4);
+}
+
 // Special values: the selections' signed zeros (max.NaN/min.NaN on the GPU,
 // spelled out in the model) and NaN through every op and accumulator.
 TEST(GpuTreeSpecials, SignedZerosAndNaNMatchTheModels) {

@@ -903,41 +903,68 @@ TEST(ExactAccumulator, DigitsOutsideTheStateGiveTheSamePartial) {
   expect_digits_outside_for_format<Fp8E5M2Format, 16>();
 }
 
-// The squares of bf16 in bins of double (exact_binned_squares.hpp, the tree
-// kernels' first pass of exact sumsq, norm2, rms of bf16) give the integer
-// of one deposit per square, and the partial of the reducer the models run
-// (SumReducer of the same Acc): no terms, -0 alone, zeros, infinities, NaN,
-// subnormals, each bin's largest and smallest squares, runs of a bin filled
-// three times over (a bin that does not spill in time loses the light
-// squares' last bit), random values of every field, in groups and one at a
-// time; the bins strided, the memory between them left alone.
+// The squares of bf16 in bins of double (exact_binned_squares.hpp; the tree
+// kernels' first pass of exact sumsq, norm2, rms of bf16, block_bins.cuh)
+// give the integer of one deposit per square, and the partial of the reducer
+// the models run (SumReducer of the same Acc), when a block's threads add
+// them in segments of at most `segment` squares (run_terms at most), each
+// followed by a flush as the GPU's: gather_warp for every warp and lane, then
+// spill_warps for every lane, then the 32 integers merged. Cases: no terms,
+// -0 alone, zeros, infinities, NaN, subnormals, each bin's largest and
+// smallest squares, a bin filled three times over in segments of run_terms
+// (a longer segment loses the light squares' last bit), random values of
+// every field in random segments, in groups and one at a time; the bins
+// strided wider than the block, the memory between them left alone, every
+// bin left at -0.
 template <class B, class Acc>
-void expect_binned_squares(const std::vector<float>& x, std::uint64_t& s, const std::string& what) {
-  constexpr unsigned kStride = 3;
+void expect_binned_squares(const std::vector<float>& x, int threads, std::size_t segment, std::uint64_t& s,
+                           const std::string& what) {
+  using Integer = typename B::Integer;
+  constexpr int kLanes = 32;
   constexpr double kUntouched = 12.5;
-  std::vector<double> memory(std::size_t(B::bins) * kStride, kUntouched);
-  auto st = B::start();
-  B::place_bins(st, memory.data(), kStride);
-  auto model = Acc::start();
-  std::size_t i = 0;
+  const unsigned stride = unsigned(threads) + 32;
+  std::vector<double> memory(std::size_t(B::bins) * stride, kUntouched);
+  std::vector<std::int64_t> digits(std::size_t(kLanes) * Integer::digits + 1, 77);
+  std::vector<typename B::State> st(static_cast<std::size_t>(threads));
+  for (int t = 0; t < threads; ++t) B::place_bins(st[std::size_t(t)], memory.data() + t, stride);
+  std::vector<typename Integer::State> lane(kLanes, Integer::start());
+  for (int l = 0; l < kLanes; ++l) Integer::place_limbs(lane[std::size_t(l)], digits.data() + l * Integer::digits);
+  auto flush = [&] {
+    for (int w = 0; w < threads / kLanes; ++w)
+      for (int l = 0; l < kLanes; ++l) B::gather_warp(memory.data(), stride, l, w);
+    for (int l = 0; l < kLanes; ++l) B::spill_warps(memory.data(), stride, threads / kLanes, l, lane[std::size_t(l)]);
+  };
+  std::size_t i = 0, in_segment = 0;
   while (i < x.size()) {
-    if (test::mix(s) % 4 != 0 && i + 16 <= x.size()) {
-      B::template add_group<16>(st, x.data() + i);
+    auto& mine = st[test::mix(s) % std::size_t(threads)];
+    if (test::mix(s) % 4 != 0 && i + 16 <= x.size() && in_segment + 16 <= segment) {
+      B::template add_group<16>(mine, x.data() + i);
       i += 16;
+      in_segment += 16;
     } else {
-      B::add(st, x[i++]);
+      B::add(mine, x[i++]);
+      ++in_segment;
+    }
+    if (in_segment == segment) {
+      flush();
+      in_segment = 0;
     }
   }
+  flush();
+  auto got = Acc::identity();
+  for (int l = 0; l < kLanes; ++l) Acc::merge(got, Integer::partial(lane[std::size_t(l)]));
+  auto model = Acc::start();
   for (float v : x) add_product<Acc>(model, v, v);
   auto ref = Acc::identity();
   for (float v : x) Acc::deposit(ref, double(v) * double(v));
   Acc::carry(ref);
-  expect_same_sum<Acc>(B::partial(st), ref, what);
+  expect_same_sum<Acc>(got, ref, what);
   if (testing::Test::HasFatalFailure()) return;
   expect_same_sum<Acc>(Acc::partial(model), ref, what + ": the model");
   if (testing::Test::HasFatalFailure()) return;
+  ASSERT_EQ(digits.back(), 77) << what << ": memory after the digits";
   for (std::size_t k = 0; k < memory.size(); ++k) {
-    if (k % kStride != 0) {
+    if (k % stride >= std::size_t(threads)) {
       ASSERT_EQ(memory[k], kUntouched) << what << ": memory between the bins";
     } else {
       ASSERT_EQ(std::bit_cast<std::uint64_t>(memory[k]), std::bit_cast<std::uint64_t>(-0.0)) << what << ": a bin left";
@@ -950,6 +977,14 @@ TEST(ExactAccumulator, BinnedSquaresGiveTheSameInteger) {
   using Acc = ExactSum<F, true>;
   using B = ExactBinnedSquares<F, Acc>;
   static_assert(B::bins == 32 && B::run_terms == (1u << 23));
+  // The tree kernels' segments: the most vectors of W per thread that, with
+  // a tail element, keep a block's squares within run_terms.
+  for (int threads = 32; threads <= 512; threads += 32)
+    for (int w : {1, 4, 8}) {
+      const std::int64_t v = B::segment_vectors(threads, w);
+      EXPECT_LE((v * w + 1) * threads, std::int64_t(B::run_terms)) << threads << " threads, " << w;
+      EXPECT_GT(((v + 1) * w + 1) * threads, std::int64_t(B::run_terms)) << threads << " threads, " << w;
+    }
   auto bf = [](std::uint32_t bits) { return float(decode<F>(bits)); };
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   std::uint64_t s = 8128;
@@ -965,6 +1000,7 @@ TEST(ExactAccumulator, BinnedSquaresGiveTheSameInteger) {
     extremes.push_back(-bf(bottom << 7 | 1));
   }
   cases.push_back(extremes);
+  const std::size_t specials = cases.size();
   // Bins filled three times over: seven of the bin's largest squares to one
   // whose square is an odd multiple of its quantum.
   for (std::uint32_t b : {0u, 15u, 16u, 31u}) {
@@ -973,6 +1009,7 @@ TEST(ExactAccumulator, BinnedSquaresGiveTheSameInteger) {
     for (std::size_t k = 0; k < c.size(); ++k) c[k] = k % 8 == 7 ? light : heavy;
     cases.push_back(std::move(c));
   }
+  const std::size_t filled = cases.size();
   for (int trial = 0; trial < 200; ++trial) {
     std::vector<float> c(test::mix(s) % (trial % 10 == 0 ? 40000 : 700));
     for (auto& v : c) {
@@ -982,7 +1019,13 @@ TEST(ExactAccumulator, BinnedSquaresGiveTheSameInteger) {
     cases.push_back(std::move(c));
   }
   for (std::size_t k = 0; k < cases.size(); ++k) {
-    expect_binned_squares<B, Acc>(cases[k], s, "case " + std::to_string(k));
+    const int threads = 32 * int(1 + k % 3);
+    const std::size_t segment = k < specials || (k >= filled && k % 2 == 0)
+                                    ? 1 + test::mix(s) % 300
+                                    : (k < filled ? B::run_terms : B::run_terms - test::mix(s) % 100);
+    expect_binned_squares<B, Acc>(cases[k], threads, segment, s,
+                                  "case " + std::to_string(k) + " threads " + std::to_string(threads) + " segment " +
+                                      std::to_string(segment));
     if (testing::Test::HasFatalFailure()) return;
   }
 }
