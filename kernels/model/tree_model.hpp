@@ -38,7 +38,7 @@ typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const flo
                                    const typename R::Params& pr) {
   auto st = R::start();
   const std::int64_t nv = o.vectors();
-  // The kernel's loads (tree_agent.cuh, thread_chain): groups of U vectors
+  // The kernel's loads (tree_agent.cuh, VectorChain): groups of U vectors
   // v, v + G, ... (reducers.hpp, group_loads) while U remain, then halving
   // groups, then single vectors; a group of N vectors is one add_group of N*W
   // terms where the reducer takes it, else its vectors one by one, each one

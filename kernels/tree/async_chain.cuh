@@ -77,7 +77,7 @@ struct AsyncChain {
   }
 };
 
-// Where thread_chain's vectors come from: an AsyncChain, or (Stages = 0)
+// Where VectorChain's vectors come from: an AsyncChain, or (Stages = 0)
 // direct loads of vector v.
 template <class Elem, int Stages>
 struct VectorSource {

@@ -129,6 +129,20 @@ int compare_all(GpuBackend* g, Axis axis, std::int64_t rows, std::int64_t cols, 
   return compared;
 }
 
+// One kernel at one launch against its model: values and unrounded values, bit for bit.
+void expect_same_as_model(GpuBackend* g, const KernelSpec& k, const ReductionProblem& p, const LaunchConfig& c) {
+  const ReductionResult want = run_model(k, p, c, 0);
+  const ReductionResult got = g->run(k, c);
+  ASSERT_EQ(got.values.size(), want.values.size());
+  ASSERT_EQ(got.unrounded.size(), want.unrounded.size());
+  for (std::size_t i = 0; i < want.values.size(); ++i)
+    EXPECT_TRUE(same_bits(got.values[i], want.values[i]))
+        << std::hexfloat << "gpu " << got.values[i] << " model " << want.values[i];
+  for (std::size_t i = 0; i < want.unrounded.size(); ++i)
+    EXPECT_TRUE(same_bits(got.unrounded[i], want.unrounded[i]))
+        << std::hexfloat << "gpu " << got.unrounded[i] << " model " << want.unrounded[i];
+}
+
 class GpuTreeWhole : public ::testing::TestWithParam<std::int64_t> {};
 
 TEST_P(GpuTreeWhole, EveryKernelMatchesItsModelBitForBit) {
@@ -167,16 +181,7 @@ TEST(GpuTreeChains, LongChainsMatchTheirModels) {
         for (const LaunchConfig c : {LaunchConfig{1, 32}, LaunchConfig{3, 64}, LaunchConfig{7, 96}}) {
           SCOPED_TRACE(std::string(to_string(op)) + " " + std::string(to_string(in)) + " n=" + std::to_string(n) +
                        " blocks=" + std::to_string(c.blocks) + " threads=" + std::to_string(c.threads));
-          const ReductionResult want = run_model(k, p, c, 0);
-          const ReductionResult got = g->run(k, c);
-          ASSERT_EQ(got.values.size(), want.values.size());
-          ASSERT_EQ(got.unrounded.size(), want.unrounded.size());
-          for (std::size_t i = 0; i < want.values.size(); ++i)
-            EXPECT_TRUE(same_bits(got.values[i], want.values[i]))
-                << std::hexfloat << "gpu " << got.values[i] << " model " << want.values[i];
-          for (std::size_t i = 0; i < want.unrounded.size(); ++i)
-            EXPECT_TRUE(same_bits(got.unrounded[i], want.unrounded[i]))
-                << std::hexfloat << "gpu " << got.unrounded[i] << " model " << want.unrounded[i];
+          expect_same_as_model(g, k, p, c);
           ++compared;
         }
       }
@@ -215,16 +220,7 @@ TEST(GpuTreeBins, SegmentsOfTheBlocksMatchTheirModels) {
     for (const LaunchConfig c : {LaunchConfig{1, 32}, LaunchConfig{2, 512}}) {
       SCOPED_TRACE(std::string(to_string(op)) + " blocks=" + std::to_string(c.blocks) +
                    " threads=" + std::to_string(c.threads));
-      const ReductionResult want = run_model(k, p, c, 0);
-      const ReductionResult got = g->run(k, c);
-      ASSERT_EQ(got.values.size(), want.values.size());
-      ASSERT_EQ(got.unrounded.size(), want.unrounded.size());
-      for (std::size_t i = 0; i < want.values.size(); ++i)
-        EXPECT_TRUE(same_bits(got.values[i], want.values[i]))
-            << std::hexfloat << "gpu " << got.values[i] << " model " << want.values[i];
-      for (std::size_t i = 0; i < want.unrounded.size(); ++i)
-        EXPECT_TRUE(same_bits(got.unrounded[i], want.unrounded[i]))
-            << std::hexfloat << "gpu " << got.unrounded[i] << " model " << want.unrounded[i];
+      expect_same_as_model(g, k, p, c);
       ++compared;
     }
   }
