@@ -72,7 +72,7 @@ constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
       if (in == Dtype::bf16) return 64;
       if (in == Dtype::fp8_e4m3) return 48;
       return in == Dtype::fp16 || in == Dtype::fp8_e5m2 ? 40 : 0;
-    case ExactSums::moments: return in == Dtype::fp16 || is_fp8(in) ? 64 : 0;
+    case ExactSums::moments: return in == Dtype::fp16 || is_fp8(in) ? 64 : (in == Dtype::bf16 ? 80 : 0);
   }
   return 0;
 }
@@ -87,7 +87,12 @@ constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
 // shared memory / the bins, each thread with its integer in registers:
 // sumsq 0.808 / 0.860, norm2 0.790 / 0.849, rms 0.774 / 0.815; the block's
 // flushes then measured in tree/block_bins.cuh.
-constexpr bool exact_in_bins(ExactSums s, Dtype in) { return s == ExactSums::squares && in == Dtype::bf16; }
+// mean_var of bf16 likewise, its values in a run on a window that follows
+// the data (exact_value_window.hpp), whose spills go to an integer the
+// block's threads share.
+constexpr bool exact_in_bins(ExactSums s, Dtype in) {
+  return (s == ExactSums::squares || s == ExactSums::moments) && in == Dtype::bf16;
+}
 
 // Slots of shared memory per thread and input in which an exact first pass's
 // loads wait (tree/async_chain.cuh; 0: loads into registers). Measured on the

@@ -19,6 +19,7 @@
 #include "kernels/accumulators/exact_binned_squares.hpp"
 #include "kernels/accumulators/exact_moments.hpp"
 #include "kernels/accumulators/exact_sum.hpp"
+#include "kernels/accumulators/exact_value_window.hpp"
 #include "kernels/accumulators/extremum.hpp"
 #include "kernels/accumulators/pairwise_sum.hpp"
 #include "kernels/accumulators/rounded_sum.hpp"
@@ -492,6 +493,48 @@ struct ExactMomentsReducer {
     f.unrounded[1] = var;
     f.value[1] = round_to_out(v, a.out, a.sat);
     return f;
+  }
+};
+
+// The exact mean_var of bf16 (ExactMomentsReducer's A1 and A2) as the tree
+// kernels' first pass adds it: the squares in bins (BinnedSquaresReducer's),
+// the values in a run on a window that follows the data, its spills into an
+// integer the block's threads share (exact_value_window.hpp), whose words
+// follow the bins' integers in shared memory (tree/block_bins.cuh). The same
+// two integers as ExactMomentsReducer's, so its second pass and models
+// serve. The value's conversion to double is the square's too.
+template <class F, class A1, class A2>
+struct BinnedMomentsReducer {
+  using Bins = ExactBinnedSquares<F, A2>;
+  using Values = ExactValueWindow<F, A1>;
+  using value_t = double;
+  struct State {
+    typename Bins::State sq;
+    typename Values::State val;
+  };
+  using Partial = ExactMomentsPartial<typename A1::Partial, typename A2::Partial>;
+  using Params = NoParams;
+  static constexpr int passes = 1;
+  static constexpr int shared_bins = Bins::bins;
+  static constexpr int block_words = Bins::bins * A2::digits + Values::words;
+  static constexpr int vector_loads = 2;
+  ULPSCOPE_HD static State start() { return {Bins::start(), Values::start()}; }
+  ULPSCOPE_HD static Partial identity() { return {A1::identity(), A2::identity()}; }
+  ULPSCOPE_HD static void place_bins(State& st, double* bin, unsigned stride) { Bins::place_bins(st.sq, bin, stride); }
+  ULPSCOPE_HD static void add(State& st, float x, float, const Params&) {
+    Values::add(st.val, x);
+    Bins::add(st.sq, x);
+  }
+  template <int W>
+  static constexpr bool adds_groups = std::uint32_t(W) <= Bins::run_terms && std::uint32_t(W) <= Values::run_terms;
+  template <int W>
+  ULPSCOPE_HD static void add_group(State& st, const float* x, const float*, const Params&) {
+    Values::template add_group<W>(st.val, x);
+    Bins::template add_group<W>(st.sq, x);
+  }
+  ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
+    A1::merge(a.p1, b.p1);
+    A2::merge(a.p2, b.p2);
   }
 };
 

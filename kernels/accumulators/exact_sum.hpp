@@ -208,8 +208,9 @@ struct ExactSumOf {
     const std::int64_t lo = std::int64_t((m << s) & 0xFFFFFFFFull);
     const std::int64_t mid = std::int64_t((m >> (32 - s)) & 0xFFFFFFFFull);
     const std::int64_t hi = s ? std::int64_t(m >> (64 - s)) : 0;
-    if constexpr (std::is_same_v<P, Outside>) {
-      // In memory: up to three indexed additions, inside the slice. What is
+    if constexpr (!std::is_same_v<P, Partial>) {
+      // In memory (Outside, or digits a block shares: exact_value_window.hpp,
+      // SharedDigits): up to three indexed additions, inside the slice. What is
       // deposited stays below 2^(Top + 64) (terms below 2^Top, runs of at
       // most 2^30 of them, a window's run below 2^(Top + kHeadroom + 10)),
       // where i + 2 < Digits. Below, off >= -52 (a nonzero multiple of

@@ -99,6 +99,8 @@ inline constexpr int kPrefetchGroups<ExactMomentsReducer<F, LimbsOutside>> = Lim
 // ahead 0.938.
 template <class F, class Acc>
 inline constexpr int kPrefetchGroups<BinnedSquaresReducer<F, Acc>> = 2;
+template <class F, class A1, class A2>
+inline constexpr int kPrefetchGroups<BinnedMomentsReducer<F, A1, A2>> = 2;
 
 // The exact sums a reducer's first pass adds (kernels/exact_limbs.hpp), for
 // the reducers of exact sums with their digits in either home; `exact` is
@@ -141,7 +143,8 @@ template <class F>
 struct first_pass_of<ExactMomentsReducer<F>, true> {
   using type = ExactMomentsReducer<F, true>;
 };
-// Or the squares in bins (exact_limbs.hpp, exact_in_bins).
+// Or the squares in bins (exact_limbs.hpp, exact_in_bins), mean_var's with
+// its values in a window (exact_value_window.hpp).
 template <class R, class Elem>
 struct first_pass_in {
   using type = typename first_pass_of<R, (kLimbsRegisters<R, Elem> > 0)>::type;
@@ -151,6 +154,11 @@ template <class Acc, class Elem>
            exact_in_bins(ExactSums::squares, dtype_of_v<Elem>))
 struct first_pass_in<SumReducer<Acc, TermKind::square>, Elem> {
   using type = BinnedSquaresReducer<typename Elem::format, Acc>;
+};
+template <class F, class Elem>
+  requires(exact_in_bins(ExactSums::moments, dtype_of_v<Elem>))
+struct first_pass_in<ExactMomentsReducer<F>, Elem> {
+  using type = BinnedMomentsReducer<F, typename ExactMomentsReducer<F>::A1, typename ExactMomentsReducer<F>::A2>;
 };
 template <class R, class Elem>
 using first_pass_t = typename first_pass_in<R, Elem>::type;

@@ -194,7 +194,9 @@ TEST(GpuTreeChains, LongChainsMatchTheirModels) {
 // threads may have added 2^23 squares (kernels/tree/block_bins.cuh): one or
 // two blocks over 3 * 2^23 + 1001 elements flush three to six times, the
 // last segment short and ending in the tail. Most values lie in 2^-3..2^4,
-// one in eight anywhere down to 2^-60 (bins 8 to 16).
+// one in eight anywhere down to 2^-60 (bins 8 to 16). mean_var's values go
+// to windows of 36 binades (exact_value_window.hpp): those far below go to
+// the integer the block's threads share, alone.
 TEST(GpuTreeBins, SegmentsOfTheBlocksMatchTheirModels) {
   REQUIRE_GPU();
   const std::int64_t n = 3 * (std::int64_t(1) << 23) + 1001;
@@ -209,7 +211,7 @@ TEST(GpuTreeBins, SegmentsOfTheBlocksMatchTheirModels) {
   p.x = &x;
   g->upload(p);
   int compared = 0;
-  for (Op op : {Op::sumsq, Op::rms}) {
+  for (Op op : {Op::sumsq, Op::rms, Op::mean_var}) {
     KernelSpec k;
     k.op = op;
     k.in = Dtype::bf16;
@@ -224,7 +226,7 @@ TEST(GpuTreeBins, SegmentsOfTheBlocksMatchTheirModels) {
       ++compared;
     }
   }
-  EXPECT_EQ(compared, 4);
+  EXPECT_EQ(compared, 6);
 }
 
 // Special values: the selections' signed zeros (max.NaN/min.NaN on the GPU,

@@ -1030,6 +1030,119 @@ TEST(ExactAccumulator, BinnedSquaresGiveTheSameInteger) {
   }
 }
 
+// The values of bf16 in runs on windows that follow the data, their spills
+// into one integer that a block's threads share (exact_value_window.hpp;
+// the tree kernels' first pass of exact mean_var of bf16, block_bins.cuh)
+// give the integer of one deposit per value, and the partial of the
+// accumulator the models run (Acc's checked additions), when `threads`
+// states take the values in random turns, in groups of 16 and one at a
+// time, every run spilled and the integer carried after each segment of
+// `segment` values, as the GPU's flushes do. The words after the integer are
+// left alone.
+template <class V, class Acc>
+void expect_value_window(const std::vector<float>& x, int threads, std::size_t segment, std::uint64_t& s,
+                         const std::string& what) {
+  std::vector<std::int64_t> words(V::words + 1, 77);
+  V::zero_integer(words.data(), 0, 1);
+  std::vector<typename V::State> st(static_cast<std::size_t>(threads), V::start());
+  for (auto& t : st) V::place_integer(t, words.data());
+  auto flush = [&] {
+    for (auto& t : st) V::spill_run(t);
+    V::carry_integer(words.data());
+  };
+  std::size_t i = 0, in_segment = 0;
+  while (i < x.size()) {
+    auto& mine = st[test::mix(s) % std::size_t(threads)];
+    if (test::mix(s) % 4 != 0 && i + 16 <= x.size() && in_segment + 16 <= segment) {
+      V::template add_group<16>(mine, x.data() + i);
+      i += 16;
+      in_segment += 16;
+    } else {
+      V::add(mine, x[i++]);
+      ++in_segment;
+    }
+    if (in_segment >= segment) {
+      flush();
+      in_segment = 0;
+    }
+  }
+  flush();
+  ASSERT_EQ(words.back(), 77) << what << ": memory after the integer";
+  auto got = V::partial_of(words.data());
+  Acc::carry(got);
+  auto ref = Acc::identity();
+  for (float v : x) Acc::deposit(ref, double(v));
+  Acc::carry(ref);
+  auto model = Acc::start();
+  for (float v : x) Acc::add(model, Acc::term(v));
+  expect_same_sum<Acc>(got, ref, what);
+  if (testing::Test::HasFatalFailure()) return;
+  expect_same_sum<Acc>(Acc::partial(model), ref, what + ": the model");
+}
+
+TEST(ExactAccumulator, ValueWindowsGiveTheSameInteger) {
+  using F = Bf16Format;
+  using Acc = ExactSum<F, false>;
+  using V = ExactValueWindow<F, Acc>;
+  static_assert(V::kWidth == 36 && V::kHeadroom == 9 && V::run_terms == 1024);
+  auto bf = [](std::uint32_t bits) { return float(decode<F>(bits)); };
+  auto p2 = [](int e) { return float(std::ldexp(1.0, e)); };
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::uint64_t s = 6174;
+  std::vector<std::vector<float>> cases = {
+      {},
+      {-0.0f},
+      {-0.0f, 0.0f, -0.0f},
+      {inf},
+      {-inf, 1.0f},
+      {nan, 2.0f},
+      {inf, -inf},
+      {1.0f, -1.0f},
+      {bf(1), bf(0x7F), bf(0x80), -bf(1)},
+      {bf(F::max_bits), bf(F::max_bits), bf(1), -bf(F::max_bits)},
+      // The window's binades from a first value 2^0: 2^-26 .. 2^9, so in,
+      // in, below; then above, moving them to 2^-16 .. 2^19: in, below.
+      {1.0f, p2(9) * 1.9921875f, p2(-26), p2(-27) * 1.9921875f, -p2(10), p2(-16), p2(-17) * 1.5f},
+      // Rising (each moves the window) and falling (each below it).
+      {p2(-120), p2(-90), p2(-60), p2(-30), p2(0), p2(30), p2(60), p2(90), p2(120)},
+      {p2(120), p2(90), p2(60), p2(30), p2(0), -p2(-30), p2(-60), p2(-90), p2(-120), bf(1)},
+  };
+  const std::size_t specials = cases.size();
+  // Runs filled three times over with the window's largest values and its
+  // least significant bit: 2^9 (1 + 127/128) and 2^-26 + 2^-33 (the grid
+  // 2^S); again with 2^-27 + 2^-34, just below the window (in a run, it
+  // would round).
+  for (const float light : {p2(-26) * 1.0078125f, p2(-27) * 1.0078125f}) {
+    std::vector<float> c(std::size_t(V::run_terms) * 3 + 17);
+    for (std::size_t k = 0; k < c.size(); ++k) c[k] = k == 0 ? 1.0f : (k % 8 == 7 ? light : p2(9) * 1.9921875f);
+    cases.push_back(std::move(c));
+  }
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<float> c(test::mix(s) % (trial % 10 == 0 ? 40000 : 700));
+    const bool everywhere = trial % 2 == 0;  // every field, else mostly 2^-4 .. 2^4 and a few far below
+    for (auto& v : c) {
+      if (everywhere) {
+        v = bf(std::uint32_t(test::mix(s) % (1u << F::bits)));
+        if (trial % 4 != 0 && !std::isfinite(v)) v = bf(F::max_bits);  // specials in one trial in four
+      } else {
+        const int e = test::mix(s) % 64 == 0 ? int(test::mix(s) % 100) - 130 : int(test::mix(s) % 9) - 4;
+        v = bf(std::uint32_t(test::mix(s) & 0x807F) | std::uint32_t(std::max(e + 127, 0)) << 7);
+      }
+    }
+    cases.push_back(std::move(c));
+  }
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const bool filling = k >= specials && k < specials + 2;
+    const int threads = filling ? 1 : 1 + int(k % 5) * 7;  // one thread fills the runs
+    const std::size_t segment =
+        filling ? std::size_t(1) << 23 : (k < specials || k % 2 == 0 ? 1 + test::mix(s) % 3000 : std::size_t(1) << 23);
+    expect_value_window<V, Acc>(cases[k], threads, segment, s,
+                                "case " + std::to_string(k) + " threads " + std::to_string(threads) + " segment " +
+                                    std::to_string(segment));
+    if (testing::Test::HasFatalFailure()) return;
+  }
+}
+
 // kahan with products exact in float (fp16, fp8 inputs) fuses each product
 // into TwoSum (compensated_sum.hpp): the same sum and compensation, bit for
 // bit, as the rounded product added by the ordered Fast2Sum, over random
