@@ -89,7 +89,11 @@ constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
 // flushes then measured in tree/block_bins.cuh.
 // mean_var of bf16 likewise, its values in a run on a window that follows
 // the data (exact_value_window.hpp), whose spills go to an integer the
-// block's threads share.
+// block's threads share: 0.326 -> 0.525 of cub Sum fp32 against both sums
+// in registers (H100, three runs). ncu: the first pass 265 us (sumsq's 186),
+// the second pass 86 us, most of it thread 0's finish (ExactVariance, about
+// 7000 instructions: the numerator's products, two divisions by n of 36
+// digits, in local memory), which the next step would spread over a warp.
 constexpr bool exact_in_bins(ExactSums s, Dtype in) {
   return (s == ExactSums::squares || s == ExactSums::moments) && in == Dtype::bf16;
 }
