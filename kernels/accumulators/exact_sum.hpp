@@ -73,6 +73,7 @@
 
 #include "formats/binary_format.hpp"
 #include "formats/host_device.hpp"
+#include "kernels/accumulators/rolled_loop.hpp"
 #include "kernels/integer_log2.hpp"
 #include "kernels/out_format.hpp"
 #include "kernels/rounded_arith.hpp"
@@ -542,19 +543,10 @@ struct ExactSumOf {
         for (int j = 0; j < W; ++j) add_split(st, x[j]);
         st.run_terms += W;
       } else {
-        // One copy of add_windowed, the terms shifted down at each step so
-        // that they stay in registers (indexed, they were local memory).
-        double q[W];
+        double t[W];
         ULPSCOPE_UNROLL
-        for (int j = 0; j < W; ++j) q[j] = x[j];
-#if defined(__CUDA_ARCH__)
-#pragma unroll 1
-#endif
-        for (int j = 0; j < W; ++j) {
-          add_windowed(st, q[0]);
-          ULPSCOPE_UNROLL
-          for (int k = 0; k + 1 < W; ++k) q[k] = q[k + 1];
-        }
+        for (int j = 0; j < W; ++j) t[j] = x[j];
+        each_in_one_copy<W>(t, [&](double v) { add_windowed(st, v); });
       }
     } else if constexpr (checked_float_groups<W>) {
       float s = x[0];

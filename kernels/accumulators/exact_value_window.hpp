@@ -26,6 +26,7 @@
 
 #include "formats/binary_format.hpp"
 #include "formats/host_device.hpp"
+#include "kernels/accumulators/rolled_loop.hpp"
 #include "kernels/rounded_arith.hpp"
 
 namespace ulpscope {
@@ -149,19 +150,7 @@ struct ExactValueWindow {
       for (int j = 0; j < W; ++j) st.run = rn::add(st.run, double(x[j]));
       st.terms += W;
     } else {
-      // One copy of add, the values shifted down at each step so that they
-      // stay in registers (as ExactSumOf's window does).
-      float q[W];
-      ULPSCOPE_UNROLL
-      for (int j = 0; j < W; ++j) q[j] = x[j];
-#if defined(__CUDA_ARCH__)
-#pragma unroll 1
-#endif
-      for (int j = 0; j < W; ++j) {
-        add(st, q[0]);
-        ULPSCOPE_UNROLL
-        for (int k = 0; k + 1 < W; ++k) q[k] = q[k + 1];
-      }
+      each_in_one_copy<W>(x, [&](float v) { add(st, v); });
     }
   }
 
