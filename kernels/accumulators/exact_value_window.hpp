@@ -23,6 +23,7 @@
 // addition a value where Acc's checked addition takes three and two
 // compares (exact_sum.hpp, "fp32 and bf16").
 #include <cstdint>
+#include <cstring>
 
 #include "formats/binary_format.hpp"
 #include "formats/host_device.hpp"
@@ -56,7 +57,10 @@ struct SharedDigits {
 #if defined(__CUDA_ARCH__)
       atomicOr(at, f);
 #else
-      *at |= f;
+      std::uint32_t v;  // the word is an int64's (place_integer): copied, not aliased
+      std::memcpy(&v, at, sizeof v);
+      v |= f;
+      std::memcpy(at, &v, sizeof v);
 #endif
     }
   };
@@ -159,7 +163,7 @@ struct ExactValueWindow {
   ULPSCOPE_HD static typename Acc::Partial partial_of(const std::int64_t* w) {
     typename Acc::Partial p;
     for (int k = 0; k < Acc::digits; ++k) p.limb[k] = w[k];
-    p.flags = *reinterpret_cast<const std::uint32_t*>(w + Acc::digits);
+    std::memcpy(&p.flags, w + Acc::digits, sizeof p.flags);
     return p;
   }
   ULPSCOPE_HD static void carry_integer(std::int64_t* w) { Acc::carry_limbs(w); }
