@@ -92,8 +92,9 @@ constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
 // block's threads share: 0.326 -> 0.525 of cub Sum fp32 against both sums
 // in registers (H100, three runs). ncu: the first pass 265 us (sumsq's 186),
 // the second pass 86 us, most of it thread 0's finish (ExactVariance, about
-// 7000 instructions: the numerator's products, two divisions by n of 36
-// digits, in local memory), which the next step would spread over a warp.
+// 7000 instructions: the numerator's digit products, then two divisions by
+// n of 36 digits); compiled for 256 threads, without spills, it ran no
+// faster (docs/perf-h100.md).
 constexpr bool exact_in_bins(ExactSums s, Dtype in) {
   return (s == ExactSums::squares || s == ExactSums::moments) && in == Dtype::bf16;
 }
@@ -112,8 +113,10 @@ constexpr bool exact_in_bins(ExactSums s, Dtype in) {
 // dots, two inputs each with its slots, lost up to 0.24 (fp16 0.966 ->
 // 0.723); 8 slots lost to 4 nearly everywhere (mean_var fp16 0.713). Again
 // in a later session: dot e5m2 0.948 -> 0.944, squares of fp16 at 40
-// registers (16 bytes of spills) 0.942 -> 0.779.
+// registers (16 bytes of spills) 0.942 -> 0.779. A first pass in bins
+// (exact_in_bins) loads into registers: its shared memory holds the bins.
 constexpr int exact_async_stages(ExactSums s, Dtype in) {
+  if (exact_in_bins(s, in)) return 0;
   switch (s) {
     case ExactSums::squares: return in == Dtype::fp32 || is_fp8(in) ? 4 : 0;
     case ExactSums::moments: return 4;

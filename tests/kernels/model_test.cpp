@@ -903,6 +903,32 @@ TEST(ExactAccumulator, DigitsOutsideTheStateGiveTheSamePartial) {
   expect_digits_outside_for_format<Fp8E5M2Format, 16>();
 }
 
+// x dealt to the states st as a block's threads take it: each value to a
+// random state, 16 at once through A::add_group<16> (three turns in four,
+// where the segment has room) or one through A::add, flush() after every
+// `segment` values and at the end.
+template <class A, class Flush>
+void deal_in_segments(const std::vector<float>& x, std::vector<typename A::State>& st, std::size_t segment,
+                      std::uint64_t& s, Flush flush) {
+  std::size_t i = 0, in_segment = 0;
+  while (i < x.size()) {
+    auto& mine = st[test::mix(s) % st.size()];
+    if (test::mix(s) % 4 != 0 && i + 16 <= x.size() && in_segment + 16 <= segment) {
+      A::template add_group<16>(mine, x.data() + i);
+      i += 16;
+      in_segment += 16;
+    } else {
+      A::add(mine, x[i++]);
+      ++in_segment;
+    }
+    if (in_segment == segment) {
+      flush();
+      in_segment = 0;
+    }
+  }
+  flush();
+}
+
 // The squares of bf16 in bins of double (exact_binned_squares.hpp; the tree
 // kernels' first pass of exact sumsq, norm2, rms of bf16, block_bins.cuh)
 // give the integer of one deposit per square, and the partial of the reducer
@@ -934,23 +960,7 @@ void expect_binned_squares(const std::vector<float>& x, int threads, std::size_t
       for (int l = 0; l < kLanes; ++l) B::gather_warp(memory.data(), stride, l, w);
     for (int l = 0; l < kLanes; ++l) B::spill_warps(memory.data(), stride, threads / kLanes, l, lane[std::size_t(l)]);
   };
-  std::size_t i = 0, in_segment = 0;
-  while (i < x.size()) {
-    auto& mine = st[test::mix(s) % std::size_t(threads)];
-    if (test::mix(s) % 4 != 0 && i + 16 <= x.size() && in_segment + 16 <= segment) {
-      B::template add_group<16>(mine, x.data() + i);
-      i += 16;
-      in_segment += 16;
-    } else {
-      B::add(mine, x[i++]);
-      ++in_segment;
-    }
-    if (in_segment == segment) {
-      flush();
-      in_segment = 0;
-    }
-  }
-  flush();
+  deal_in_segments<B>(x, st, segment, s, flush);
   auto got = Acc::identity();
   for (int l = 0; l < kLanes; ++l) Acc::merge(got, Integer::partial(lane[std::size_t(l)]));
   auto model = Acc::start();
@@ -1050,23 +1060,7 @@ void expect_value_window(const std::vector<float>& x, int threads, std::size_t s
     for (auto& t : st) V::spill_run(t);
     V::carry_integer(words.data());
   };
-  std::size_t i = 0, in_segment = 0;
-  while (i < x.size()) {
-    auto& mine = st[test::mix(s) % std::size_t(threads)];
-    if (test::mix(s) % 4 != 0 && i + 16 <= x.size() && in_segment + 16 <= segment) {
-      V::template add_group<16>(mine, x.data() + i);
-      i += 16;
-      in_segment += 16;
-    } else {
-      V::add(mine, x[i++]);
-      ++in_segment;
-    }
-    if (in_segment >= segment) {
-      flush();
-      in_segment = 0;
-    }
-  }
-  flush();
+  deal_in_segments<V>(x, st, segment, s, flush);
   ASSERT_EQ(words.back(), 77) << what << ": memory after the integer";
   auto got = V::partial_of(words.data());
   Acc::carry(got);
