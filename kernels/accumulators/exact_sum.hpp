@@ -84,6 +84,40 @@ namespace ulpscope {
 // quantum 2^low and the top 2^top (the note at the top).
 constexpr int split_grid(int top, int low) { return (top + low) >> 1; }
 
+// RN_F(+-(w / 2^63) * 2^e), w's leading one at bit 63, sticky: nonzero bits
+// below w; infinities beyond f's largest finite value (round_to_out then
+// applies the format's overflow rule). Out of line on the GPU: a finish calls
+// it up to four times (the exact mean_var: mean and variance, each in f and
+// in fp64), each inlined copy 400 instructions of the code that thread runs
+// once (tests/kernels: the finish's size).
+ULPSCOPE_HD ULPSCOPE_NOINLINE inline double round_scaled_bits(std::uint64_t w, int e, bool sticky, bool neg,
+                                                             OutFormat f) {
+  const double inf = detail::double_from_bits(0x7FF0000000000000ull);
+  // Keep the bits at and above 2^q, q the quantum of f at e (SPEC.md, "Metrics").
+  const int q = (e > f.emin ? e : f.emin) - f.precision + 1;
+  const int kept = e - q + 1;
+  std::uint64_t m;
+  bool round_bit, rest;
+  if (kept >= 1) {
+    m = w >> (64 - kept);
+    round_bit = (w >> (63 - kept)) & 1u;
+    rest = sticky || (w & ((std::uint64_t(1) << (63 - kept)) - 1)) != 0;
+  } else {
+    m = 0;
+    round_bit = kept == 0;
+    rest = kept == 0 ? (sticky || (w << 1) != 0) : true;
+  }
+  if (round_bit && (rest || (m & 1u))) ++m;
+  // m * 2^q is exact in double (m <= 2^53, q within double's normal range).
+  double v = double(m);
+  int sc = q;
+  for (; sc > 600; sc -= 600) v *= detail::exact_pow2(600);
+  for (; sc < -600; sc += 600) v *= detail::exact_pow2(-600);
+  v *= detail::exact_pow2(sc);
+  if (v > f.max_finite) v = inf;
+  return neg ? -v : v;
+}
+
 // A long integer: sum_k limb[k] 2^(32 k) units, and the flags of the
 // non-finite terms (ExactSumOf's kNan, ...). One type per digit count, so that
 // both homes of the digits (LimbsOutside) give the same partial.
@@ -667,28 +701,42 @@ struct ExactSumOf {
     return true;
   }
 
-  // leading_bits to 128 bits: w, the top 128 bits from the leading one down
-  // (at bit 127), e = floor(log2 a), sticky: any bit below w; false for a
-  // zero a. The same unrolled scan, with a window of four digits under the top
-  // one.
-  ULPSCOPE_HD static bool leading_bits128(const Partial& a, unsigned __int128& w, int& e, bool& sticky) {
-    using u128 = unsigned __int128;
-    std::uint64_t d[5] = {0, 0, 0, 0, 0};  // digits k, k - 1, ..., k - 4
-    std::uint64_t t[5] = {0, 0, 0, 0, 0};  // the window at the top nonzero digit
-    bool under = false, t_under = false;   // a nonzero digit below k - 4
+  // The top W digits of a carried magnitude a from its leading nonzero one
+  // down (t[0] the leading one; digits under digit 0 read as zeros), whether
+  // a digit under them is nonzero, and the leading digit's index (-1 for a
+  // zero a). The scan of leading_bits: unrolled, the window kept by selects,
+  // so that a stays in registers on the GPU.
+  template <int W>
+  ULPSCOPE_HD static int top_digits(const Partial& a, std::uint64_t (&t)[W], bool& under) {
+    std::uint64_t d[W];  // digits k, k - 1, ..., k - W + 1
+    ULPSCOPE_UNROLL
+    for (int j = 0; j < W; ++j) d[j] = t[j] = 0;
+    bool below = false;  // a nonzero digit under k - W + 1
+    under = false;
     int top = -1;
     ULPSCOPE_UNROLL
     for (int k = 0; k < Digits; ++k) {
-      under = under || d[4] != 0;
+      below = below || d[W - 1] != 0;
       ULPSCOPE_UNROLL
-      for (int j = 4; j > 0; --j) d[j] = d[j - 1];
+      for (int j = W - 1; j > 0; --j) d[j] = d[j - 1];
       d[0] = std::uint64_t(a.limb[k]);
       const bool here = d[0] != 0;
       top = here ? k : top;
       ULPSCOPE_UNROLL
-      for (int j = 0; j < 5; ++j) t[j] = here ? d[j] : t[j];
-      t_under = here ? under : t_under;
+      for (int j = 0; j < W; ++j) t[j] = here ? d[j] : t[j];
+      under = here ? below : under;
     }
+    return top;
+  }
+
+  // leading_bits to 128 bits: w, the top 128 bits from the leading one down
+  // (at bit 127), e = floor(log2 a), sticky: any bit below w; false for a
+  // zero a. From the top five digits.
+  ULPSCOPE_HD static bool leading_bits128(const Partial& a, unsigned __int128& w, int& e, bool& sticky) {
+    using u128 = unsigned __int128;
+    std::uint64_t t[5];
+    bool t_under;
+    const int top = top_digits(a, t, t_under);
     if (top < 0) return false;
     // The value's top is t0 2^128 + m, m = t1 2^96 + ... + t4 below 2^128 (the
     // digits under the top one are carried into [0, 2^32)); t0 has nb bits.
@@ -749,32 +797,9 @@ struct ExactSumOf {
   }
 
   // RN_F(+-(w / 2^63) * 2^e), w's leading one at bit 63, sticky: nonzero bits
-  // below w; infinities beyond f's largest finite value.
+  // below w; infinities beyond f's largest finite value (round_scaled_bits).
   ULPSCOPE_HD static double round_bits(std::uint64_t w, int e, bool sticky, bool neg, OutFormat f) {
-    const double inf = detail::double_from_bits(0x7FF0000000000000ull);
-    // Keep the bits at and above 2^q, q the quantum of f at e (SPEC.md, "Metrics").
-    const int q = (e > f.emin ? e : f.emin) - f.precision + 1;
-    const int kept = e - q + 1;
-    std::uint64_t m;
-    bool round_bit, rest;
-    if (kept >= 1) {
-      m = w >> (64 - kept);
-      round_bit = (w >> (63 - kept)) & 1u;
-      rest = sticky || (w & ((std::uint64_t(1) << (63 - kept)) - 1)) != 0;
-    } else {
-      m = 0;
-      round_bit = kept == 0;
-      rest = kept == 0 ? (sticky || (w << 1) != 0) : true;
-    }
-    if (round_bit && (rest || (m & 1u))) ++m;
-    // m * 2^q is exact in double (m <= 2^53, q within double's normal range).
-    double v = double(m);
-    int sc = q;
-    for (; sc > 600; sc -= 600) v *= detail::exact_pow2(600);
-    for (; sc < -600; sc += 600) v *= detail::exact_pow2(-600);
-    v *= detail::exact_pow2(sc);
-    if (v > f.max_finite) v = inf;
-    return neg ? -v : v;
+    return round_scaled_bits(w, e, sticky, neg, f);
   }
 
   // The root of a sum holding an infinity or NaN (flags has one of them):
@@ -890,26 +915,33 @@ struct ExactSumOf {
     return rem;
   }
 
-  // RN_F(value / n), n >= 1 (the exact mean): |value| * 2^128 divided by n,
-  // a nonzero remainder jammed into the quotient's last bit, which lies at
-  // least 65 bits below the rounding position, then round() of the quotient:
-  // one rounding, as for the sum. `total` gets round(p, fp64) from the same
-  // carried magnitude.
+  // RN_F(value / n), n >= 1 (the exact mean): the top five digits V of
+  // |value| (top_digits) divided by n. floor(V / n) is the quotient down to
+  // V's last digit (long division's top digits depend on the dividend's top
+  // digits alone), at least 2^128 / n > 2^65, and the rest is zero exactly
+  // when the remainder and the digits under V are: that is jammed into the
+  // quotient's last bit, 65 or more bits under its leading one, then
+  // round_bits: one rounding, as for the sum. `total` gets round(p, fp64)
+  // from the same carried magnitude.
   ULPSCOPE_HD static double round_quotient(const Partial& p, std::int64_t n, OutFormat f, double& total) {
     Partial a;
     const Leading l = leading(p, a);
     total = l.in(out_format(Dtype::fp64));
     if (l.special) return l.value;  // NaN and infinities divided by n; 0 / n
-    using Wide = ExactSumOf<Low - 128, Digits + 4, 0>;
-    typename Wide::Partial q = Wide::identity();
+    constexpr int W = 5;
+    using Window = ExactSumOf<0, W, 0>;
+    std::uint64_t t[W];
+    bool under;
+    const int top = top_digits(a, t, under);  // a is not 0 (not special)
+    typename Window::Partial q = Window::identity();
     ULPSCOPE_UNROLL
-    for (int k = 0; k < Digits; ++k) q.limb[k + 4] = a.limb[k];
-    if (Wide::divide(q, std::uint64_t(n))) q.limb[0] |= 1;
+    for (int j = 0; j < W; ++j) q.limb[W - 1 - j] = std::int64_t(t[j]);
+    if (Window::divide(q, std::uint64_t(n)) || under) q.limb[0] |= 1;
     std::uint64_t w = 0;
     int e = 0;
     bool sticky = false;
-    Wide::leading_bits(q, w, e, sticky);  // q is not 0: |value| >= 2^Low, scaled by 2^128, over n < 2^63
-    return round_bits(w, e, sticky, l.neg, f);
+    Window::leading_bits(q, w, e, sticky);
+    return round_bits(w, e + Low + 32 * (top - W + 1), sticky, l.neg, f);
   }
 
   // RN_F(sqrt(value / n + eps)), n >= 1 (the exact rms): value * 2^256 plus
