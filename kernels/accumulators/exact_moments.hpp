@@ -83,10 +83,10 @@ struct ExactVariance {
     const bool r1 = Window::divide(q, un);
     const bool r2 = Window::divide(q, un);
     if (r1 || r2 || under) q.limb[0] |= 1;  // 66 or more bits under the leading one: below any rounding position
-    std::uint64_t w;
-    int e;
-    bool sticky;
-    Window::leading_bits(q, w, e, sticky);
+    std::uint64_t w = 0;
+    int e = 0;
+    bool sticky = false;
+    Window::leading_bits(q, w, e, sticky);  // q is not 0
     e += A2::low + 32 * (top - kWindow + 1);  // the window's last digit is the numerator's digit top - 6
     in_fp64 = Window::round_bits(w, e, sticky, false, out_format(Dtype::fp64));
     return Window::round_bits(w, e, sticky, false, f);

@@ -88,8 +88,8 @@ constexpr int split_grid(int top, int low) { return (top + low) >> 1; }
 // below w; infinities beyond f's largest finite value (round_to_out then
 // applies the format's overflow rule). Out of line on the GPU: a finish calls
 // it up to four times (the exact mean_var: mean and variance, each in f and
-// in fp64), each inlined copy 400 instructions of the code that thread runs
-// once (tests/kernels: the finish's size).
+// in fp64), and each inlined copy was about 200 sm_90 instructions more for
+// the finish's one thread to fetch, cold (exact_moments.hpp).
 ULPSCOPE_HD ULPSCOPE_NOINLINE inline double round_scaled_bits(std::uint64_t w, int e, bool sticky, bool neg,
                                                              OutFormat f) {
   const double inf = detail::double_from_bits(0x7FF0000000000000ull);

@@ -1563,6 +1563,58 @@ TEST(ExactModel, QuotientsAndRootsNearRoundingBoundaries) {
   }
 }
 
+// The exact variance where rounding is hardest, for counts on both sides of
+// 2^32 (the division's 64-bit and 128-bit paths): S1 = 2^j n and S2 =
+// 2^(2j) n + t n + tiny, so that var = (n S2 - S1^2) / n^2 = t + tiny / n
+// with t a tie between two neighbours of the output format or a
+// representable value, and tiny = 0 or just past it either way. The variance
+// divides only the numerator's top digits (exact_moments.hpp): these cases
+// need its sticky bit (the digits under them and both remainders) to be
+// right. Against MPFR's RN((S2 - 2^(2j) n) / n), the same quotient.
+TEST(ExactModel, VarianceNearRoundingBoundaries) {
+  using R = ExactMomentsReducer<Fp32Format>;
+  using A1 = R::A1;
+  using A2 = R::A2;
+  using V = ExactVariance<A1, A2>;
+  const std::vector<std::int64_t> ns = {1, 3, 1000003, (std::int64_t(1) << 32) - 1, (std::int64_t(1) << 32) + 15,
+                                        (std::int64_t(1) << 40) + 3};
+  for (Dtype out : {Dtype::fp64, Dtype::fp32, Dtype::fp16}) {
+    const int p = format_info(out).precision;
+    std::uint64_t s = 0x7a11u + unsigned(out);
+    for (int i = 0; i < 240; ++i) {
+      const std::int64_t n = ns[i % ns.size()];
+      const double h = (i / ns.size()) % 2 ? std::ldexp(1.0, -p) : 0.0;
+      const int k = -14 + int(test::mix(s) % 28), j = -10 + int(test::mix(s) % 20);
+      const double m = std::ldexp(double((test::mix(s) >> (64 - p + 1)) | (1ull << (p - 1))), 1 - p);  // [1, 2)
+      const double mk = std::ldexp(m, k), hk = std::ldexp(h, k), dn = double(n);
+      const double c1 = std::ldexp(std::floor(std::ldexp(dn, -24)), 24), c0 = dn - c1;  // n in float-sized chunks
+      const int tiny_at = k - p - 1 - int(test::mix(s) % 120);
+      for (int sign : {-1, 0, 1}) {
+        mpfr_t ex1, ex2, d;
+        const auto p1 = partial_with_exact_sum<A1>({std::ldexp(c1, j), std::ldexp(c0, j)}, ex1);
+        std::vector<double> sq = {std::ldexp(dn, 2 * j)};
+        for (double part : {mk, hk}) {  // t n, each part's product with n (below 2^41) and its error exactly
+          sq.push_back(part * dn);
+          sq.push_back(std::fma(part, dn, -part * dn));
+        }
+        if (sign != 0) sq.push_back(sign * std::ldexp(1.0, tiny_at));
+        const auto p2 = partial_with_exact_sum<A2>(sq, ex2);
+        mpfr_init2(d, 4096);
+        mpfr_set_d(d, std::ldexp(dn, 2 * j), MPFR_RNDN);
+        ASSERT_EQ(mpfr_sub(d, ex2, d, MPFR_RNDN), 0);  // S2 - 2^(2j) n = t n + tiny, exactly
+        SCOPED_TRACE(std::string(to_string(out)) + " n=" + std::to_string(n) + " m=" + std::to_string(m) +
+                     " k=" + std::to_string(k) + " j=" + std::to_string(j) + " half=" + std::to_string(h != 0) +
+                     " tiny=" + std::to_string(sign) + "*2^" + std::to_string(tiny_at));
+        double in_fp64 = 0.0;
+        EXPECT_EQ(V::round(p1, p2, n, out_format(out), in_fp64),
+                  test::round_mpfr_to(d, out, long(n)));
+        EXPECT_EQ(in_fp64, test::round_mpfr_to(d, Dtype::fp64, long(n)));
+        mpfr_clears(ex1, ex2, d, (mpfr_ptr) nullptr);
+      }
+    }
+  }
+}
+
 // merge must keep limbs bounded (it carries after every merge): partials with
 // uncarried limbs just below 2^61, merged again and again (eight such merges
 // overflow a 64-bit limb if nothing carries), keep the value.
