@@ -91,10 +91,12 @@ constexpr int exact_limbs_registers(ExactSums s, Dtype in) {
 // the data (exact_value_window.hpp), whose spills go to an integer the
 // block's threads share: 0.326 -> 0.525 of cub Sum fp32 against both sums
 // in registers (H100, three runs). ncu: the first pass 265 us (sumsq's 186),
-// the second pass 86 us, most of it thread 0's finish (ExactVariance, about
-// 7000 instructions: the numerator's digit products, then two divisions by
-// n of 36 digits); compiled for 256 threads, without spills, it ran no
-// faster (docs/perf-h100.md).
+// the second pass 86 us, most of it thread 0's finish (ExactVariance: then
+// 7900 sm_90 instructions, the numerator's digit products and two divisions
+// by n of 35 digits); compiled for 256 threads, without spills, it ran no
+// faster. Its division of the numerator's top digits alone (5072
+// instructions) took it to 44 us and the whole op to 0.590
+// (exact_moments.hpp; docs/perf-h100.md).
 constexpr bool exact_in_bins(ExactSums s, Dtype in) {
   return (s == ExactSums::squares || s == ExactSums::moments) && in == Dtype::bf16;
 }
