@@ -27,6 +27,7 @@
 #include "reports/atomic_file.hpp"
 #include "reports/gallery_table.hpp"
 #include "reports/recommend.hpp"
+#include "ulpscope_git_commit.hpp"  // generated at build time: ULPSCOPE_GIT_COMMIT
 
 namespace ulpscope {
 namespace {

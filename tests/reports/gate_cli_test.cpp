@@ -44,6 +44,19 @@ TEST_F(GateCli, TheBaselineIsARealRun) {
   EXPECT_EQ(doc["cells"].size(), 2u * 2 * 2 * 2);  // accumulators x shapes x distributions x sizes
 }
 
+// The header names the commit stamped into this build (cmake/write_git_commit.cmake),
+// not the one the build tree was configured at.
+TEST_F(GateCli, TheHeaderNamesTheCommitOfTheBuild) {
+  const std::string stamp = test::read_text(ULPSCOPE_GIT_COMMIT_HEADER);
+  const std::string key = "#define ULPSCOPE_GIT_COMMIT \"";
+  const auto at = stamp.find(key);
+  ASSERT_NE(at, std::string::npos) << stamp;
+  const auto begin = at + key.size();
+  const std::string commit = stamp.substr(begin, stamp.find('"', begin) - begin);
+  ASSERT_FALSE(commit.empty()) << stamp;
+  EXPECT_EQ(load("base.json")["header"]["git_commit"], commit);
+}
+
 TEST_F(GateCli, ReRunningTheBaselinesMatrixPasses) {
   const auto r = run("--backend cpu -q --baseline " + path("base.json") + " --gate --gate-summary " +
                      path("pass.md") + " --format json --out " + path("cur.json"));
