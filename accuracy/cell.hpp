@@ -36,6 +36,9 @@ struct Cell {
   std::string error_note;
   bool correctly_rounded = false;
   std::optional<bool> matches_model;  // null on the CPU backend
+  // How many launch configurations were compared with the model (of
+  // `configs`); null where none was.
+  std::optional<int> models_checked;
 
   // Reproducibility: distinct bit patterns over repeated runs, over launch
   // configurations, over permutations of the input.
@@ -43,8 +46,12 @@ struct Cell {
   int configs = 0, distinct_across_configs = 0;
   std::optional<int> permutations, distinct_across_permutations;
 
-  // Throughput; null on the CPU backend.
+  // Throughput of the kernel, measured at throughput_n elements: the cell's
+  // own input when it is at least the run's throughput size, else once per
+  // kernel on a generated input of that size (docs/spec.md, "Metrics").
+  // Null on the CPU backend and where it could not be measured.
   std::optional<double> gbps, fraction_of_cub, fraction_of_copy;
+  std::optional<std::int64_t> throughput_n;
 
   std::string status = "ok";  // or "failed: reason"
   std::string note;           // e.g. the condition number an ill-conditioned input reached

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "accuracy/counter_rng.hpp"
+#include "kernels/counter_rng.hpp"
 #include "accuracy/ill_conditioned.hpp"
 #include "formats/round_to_dtype.hpp"
 

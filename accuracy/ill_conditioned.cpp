@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "accuracy/counter_rng.hpp"
+#include "kernels/counter_rng.hpp"
 #include "accuracy/distribution.hpp"
 #include "reference/exact_accumulator.hpp"
 #include "reference/exact_real.hpp"

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "formats/round_to_dtype.hpp"
+#include "kernels/counter_rng.hpp"
 
 namespace ulpscope {
 namespace {
@@ -141,6 +142,17 @@ int distinct_results(const std::vector<std::vector<double>>& runs) {
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(std::move(k));
   }
   return int(keys.size());
+}
+
+std::uint64_t results_digest(const std::vector<double>& outputs) {
+  std::uint64_t h = mix64(outputs.size() + kGoldenGamma);
+  for (double v : outputs) h = mix64(h + result_key(v) * kGoldenGamma);
+  return h;
+}
+
+int distinct_digests(std::vector<std::uint64_t> digests) {
+  std::sort(digests.begin(), digests.end());
+  return int(std::unique(digests.begin(), digests.end()) - digests.begin());
 }
 
 int distinct_results(const std::vector<double>& runs) {

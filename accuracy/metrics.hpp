@@ -61,5 +61,12 @@ std::optional<double> sum_squared_deviations(const ExactReal& sum, const ExactRe
 // apart, -0 and +0 are. 0 for no runs.
 int distinct_results(const std::vector<std::vector<double>>& runs);
 int distinct_results(const std::vector<double>& runs);  // one output per run
+// A 64-bit digest of one run's outputs under the same equality (its bits,
+// NaNs alike), so that large runs are compared without being kept: two
+// different results share a digest with probability about 2^-64
+// (SplitMix64's finaliser chained over the outputs).
+std::uint64_t results_digest(const std::vector<double>& outputs);
+// How many different digests (0 for none).
+int distinct_digests(std::vector<std::uint64_t> digests);
 
 }  // namespace ulpscope

@@ -12,12 +12,14 @@
 #include <thread>
 #include <variant>
 
-#include "accuracy/counter_rng.hpp"
+#include "accuracy/memory_budget.hpp"
 #include "accuracy/metrics.hpp"
+#include "accuracy/work_pool.hpp"
 #include "accuracy/problem_reference.hpp"
 #include "formats/hex_float.hpp"
 #include "formats/round_to_dtype.hpp"
 #include "kernels/gpu_backend.hpp"
+#include "kernels/index_permutation.hpp"
 #include "kernels/model.hpp"
 
 namespace ulpscope {
@@ -47,6 +49,7 @@ std::string MatrixSettings::to_json() const {
       {"runs", runs},
       {"permutations", permutations},
       {"eps", eps},
+      {"throughput_n", throughput_n},
   };
   // Written only when there are some, so that reports of the built-in
   // matrix keep their settings (and stay comparable with older baselines).
@@ -102,6 +105,7 @@ MatrixSettings settings_from_json(const std::string& text) {
     s.runs = j.at("runs").get<int>();
     s.permutations = j.at("permutations").get<int>();
     s.eps = j.at("eps").get<double>();
+    if (j.contains("throughput_n")) s.throughput_n = j.at("throughput_n").get<std::int64_t>();
     if (j.contains("user_kernels")) s.user_kernels = j.at("user_kernels").get<std::vector<std::string>>();
     if (j.contains("nondeterministic_kernels"))
       s.nondeterministic_kernels = j.at("nondeterministic_kernels").get<std::vector<std::string>>();
@@ -145,57 +149,55 @@ struct InputCase {
   std::string distribution;
   std::int64_t n = 0;
   std::uint64_t seed = 0;
-  TypedArray x;
+  TypedArray own_x;
+  const TypedArray* user_x = nullptr;  // a user's data, read where it is (not copied)
+  const TypedArray& x() const { return user_x ? *user_x : own_x; }
   std::optional<TypedArray> y;
   TypedArray gamma, beta;
   std::string note;
 };
 
-// A deterministic permutation of the problem's elements, applied to x and y alike: order[i] is the element
-// that lands at i. Row-wise reductions are permuted within themselves; the
-// norms, whose outputs are per element and whose gamma/beta are per column,
-// permute the columns, the same way in every row.
-TypedArray permuted(const TypedArray& a, const std::vector<std::int64_t>& order) {
+// A permuted copy of a problem's arrays on the host (ProblemPermutation,
+// kernels/index_permutation.hpp, the same order the GPU backend makes on the
+// device), filled in parallel.
+struct PermutedArrays {
+  TypedArray x;
+  std::optional<TypedArray> y, gamma, beta;
+  ReductionProblem problem;  // the original problem over these arrays
+};
+
+TypedArray permuted(const TypedArray& a, std::int64_t count, WorkPool& pool,
+                    const std::function<std::int64_t(std::int64_t)>& source) {
   return std::visit(
       [&](const auto& v) {
         std::decay_t<decltype(v)> out(v.size());
-        for (std::size_t i = 0; i < order.size(); ++i) out[i] = v[std::size_t(order[i])];
+        pool.for_chunks(count, [&](std::int64_t b, std::int64_t e) {
+          for (std::int64_t i = b; i < e; ++i) out[std::size_t(i)] = v[std::size_t(source(i))];
+        });
         return TypedArray(std::move(out));
       },
       a.data());
 }
 
-// Fisher-Yates over 0..n-1, drawing from the project's counter-based
-// generator (accuracy/counter_rng.hpp) so that the order is the same on every
-// machine.
-std::vector<std::int64_t> shuffled_indices(std::int64_t n, std::uint64_t seed) {
-  std::vector<std::int64_t> order(std::size_t(std::max<std::int64_t>(n, 0)));
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = std::int64_t(i);
-  const CounterRng rng(seed, /*stream=*/0x9E3779B97F4A7C15ull);
-  for (std::int64_t k = n - 1; k > 0; --k)
-    std::swap(order[std::size_t(k)], order[std::size_t(rng.below(std::uint64_t(k), std::uint64_t(k + 1)))]);
-  return order;
+ProblemPermutation permutation_of(const ReductionProblem& p, std::uint64_t seed) {
+  return ProblemPermutation(p.axis, is_elementwise_output(p.op), p.rows, p.cols, seed);
 }
 
-std::vector<std::int64_t> permutation(const ReductionProblem& p, std::uint64_t seed) {
-  std::vector<std::int64_t> order(std::size_t(p.rows * p.cols));
+std::unique_ptr<PermutedArrays> permuted_on_host(const ReductionProblem& p, std::uint64_t seed, WorkPool& pool) {
+  const ProblemPermutation perm = permutation_of(p, seed);
+  auto out = std::make_unique<PermutedArrays>();
+  auto element = [&perm](std::int64_t i) { return perm.source(i); };
+  auto column = [&perm](std::int64_t k) { return perm.column(k); };
+  const std::int64_t n = p.rows * p.cols;
+  out->x = permuted(*p.x, n, pool, element);
+  out->problem = p;
+  out->problem.x = &out->x;
+  if (p.y) out->problem.y = &out->y.emplace(permuted(*p.y, n, pool, element));
   if (is_elementwise_output(p.op)) {
-    const auto cols = shuffled_indices(p.cols, seed);
-    for (std::int64_t r = 0; r < p.rows; ++r)
-      for (std::int64_t k = 0; k < p.cols; ++k)
-        order[std::size_t(r * p.cols + k)] = r * p.cols + cols[std::size_t(k)];
-    return order;
+    if (p.gamma) out->problem.gamma = &out->gamma.emplace(permuted(*p.gamma, p.cols, pool, column));
+    if (p.beta) out->problem.beta = &out->beta.emplace(permuted(*p.beta, p.cols, pool, column));
   }
-  const std::int64_t len = p.length();
-  for (std::int64_t g = 0; g < p.reductions(); ++g) {
-    const auto within = shuffled_indices(len, seed + std::uint64_t(g) * 0x632BE59BD9B4E019ull);
-    for (std::int64_t k = 0; k < len; ++k) {
-      // Element k of reduction g, and the one that lands there.
-      auto index = [&](std::int64_t j) { return p.axis == Axis::outer ? j * p.cols + g : g * p.cols + j; };
-      order[std::size_t(index(k))] = index(within[std::size_t(k)]);
-    }
-  }
-  return order;
+  return out;
 }
 
 // One kernel as the measurement sees it: how to run it on a problem (on the
@@ -210,7 +212,8 @@ struct KernelUnderTest {
   std::function<ReductionResult(const ReductionProblem&, const LaunchConfig&, std::uint64_t run)> run;
   // Whether a configuration's result equals the model's bits; empty where
   // there is no bit-exact model to compare with.
-  std::function<bool(const ReductionProblem&, const LaunchConfig&, const std::vector<double>&)> matches_model;
+  // got: the digest of the configuration's result (accuracy/metrics.hpp).
+  std::function<bool(const ReductionProblem&, const LaunchConfig&, std::uint64_t got)> matches_model;
   std::function<GpuBackend::Timing()> time;  // empty: not timed (CPU)
   // Measured error of output i over the a-priori bound; empty where the
   // kernel's algorithm is not known.
@@ -229,11 +232,17 @@ decltype(KernelUnderTest::bound_ratio) bound_ratio_for(const KernelSpec& spec, c
   };
 }
 
+// A kernel's runs on one problem: the first run in full (it is scored, then
+// released), every other only as its digest (accuracy/metrics.hpp), so that
+// large outputs (the norms' one per element) are not kept run after run.
 struct KernelRuns {
-  std::vector<std::vector<double>> per_config;  // first run of each configuration
-  std::vector<std::vector<double>> all_runs;    // every run of the default configuration
-  ReductionResult first;
-  std::optional<bool> matches_model;
+  ReductionResult first;                      // the default configuration's first run
+  std::uint64_t first_digest = 0;
+  std::vector<std::uint64_t> run_digests;     // every run of the default configuration
+  std::vector<std::uint64_t> config_digests;  // the first run of each configuration
+  // One per configuration compared with the model; run on the pool while the
+  // GPU goes on.
+  std::vector<std::future<bool>> model_checks;
   std::optional<GpuBackend::Timing> timing;
 };
 
@@ -267,29 +276,140 @@ GpuBackend::UploadedArrays host_arrays(const ReductionProblem& p) {
                                     raw(p.beta)};
 }
 
-// The references of one problem, computed on first use for each output
-// format and shared by every kernel (built-in and user) that runs on it.
+// The references of one problem, one per output format, computed on the pool
+// from the moment the problem's cells are known, and shared by every kernel
+// (built-in and user) that runs on it.
 class SharedReferences {
  public:
-  SharedReferences(const ReductionProblem& p, Saturation sat) : p_(p), sat_(sat) {}
-  const ProblemReference& get(Dtype out) {
-    auto it = refs_.find(out);
-    if (it == refs_.end()) {
+  SharedReferences(const ReductionProblem& p, Saturation sat, WorkPool& pool, PhaseTimes* clock)
+      : p_(p), sat_(sat), pool_(pool), clock_(clock) {}
+  void start(Dtype out) {
+    if (refs_.count(out)) return;
+    refs_.emplace(out, pool_.submit([this, out]() -> std::variant<ProblemReference, std::string> {
+      const auto scope = timed(clock_, Phase::references);
       try {
-        it = refs_.emplace(out, compute_problem_reference(p_, out, sat_)).first;
+        return compute_problem_reference(p_, out, sat_);
       } catch (const std::exception& e) {
-        it = refs_.emplace(out, std::string(e.what())).first;
+        return std::string(e.what());
       }
-    }
-    if (const auto* why = std::get_if<std::string>(&it->second)) throw std::runtime_error("reference: " + *why);
-    return std::get<ProblemReference>(it->second);
+    }).share());
+  }
+  // Called from the pool's tasks once every reference has been started.
+  const ProblemReference& get(Dtype out) const {
+    const auto& r = refs_.at(out).get();
+    if (const auto* why = std::get_if<std::string>(&r)) throw std::runtime_error("reference: " + *why);
+    return std::get<ProblemReference>(r);
+  }
+  void wait() const {
+    for (const auto& [d, f] : refs_) f.wait();
   }
 
  private:
   const ReductionProblem& p_;
   Saturation sat_;
-  std::map<Dtype, std::variant<ProblemReference, std::string>> refs_;
+  WorkPool& pool_;
+  PhaseTimes* clock_;
+  std::map<Dtype, std::shared_future<std::variant<ProblemReference, std::string>>> refs_;
 };
+
+// A kernel measured once at the throughput size, for the cells that were too
+// small to time (docs/spec.md, "Metrics": throughput).
+struct ThroughputJob {
+  Op op;
+  Axis axis;
+  Dtype in;
+  std::optional<KernelSpec> spec;  // a built-in kernel, or
+  const UserKernel* user = nullptr;
+};
+
+std::string throughput_key(const Cell& c) {
+  return c.op + '|' + c.dtype + '|' + c.out_dtype + '|' + c.accumulator + '|' + c.shape + '|' + c.axis;
+}
+
+// The (op, axis) problems an input of n elements gives: the norms normalise
+// rows; the reductions run along the matrix's axes, the row-wise ones only
+// where n is a whole number of rows.
+std::vector<std::pair<Op, Axis>> problems_of(const MatrixSettings& s, std::int64_t n, bool has_y) {
+  std::vector<std::pair<Op, Axis>> out;
+  for (Op op : s.ops) {
+    if (takes_second_input(op) && !has_y) continue;
+    for (Axis axis : is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s.axes) {
+      const std::int64_t cols = std::min<std::int64_t>(s.row_cols, std::max<std::int64_t>(n, 1));
+      if (axis != Axis::all && n % cols != 0) continue;
+      out.emplace_back(op, axis);
+    }
+  }
+  return out;
+}
+
+// One cell on its way: its kernel, its runs and its runs on permuted copies;
+// scored once all of them are in.
+struct PendingCell {
+  Cell cell;
+  Dtype out_dtype = Dtype::fp32;
+  KernelUnderTest kut;
+  KernelRuns runs;
+  std::vector<std::uint64_t> permuted;  // digests of the default configuration's result on each permuted copy
+  std::future<void> scored;
+  std::optional<std::string> failure;
+  std::optional<std::string> score_failure;  // written by the scoring task alone
+};
+
+// The rows whose outputs are scored against the reference. The norms give
+// one output per element, each with its own reference: above
+// kScoredElements, an evenly spaced sample of rows is scored (the rows are
+// independent problems), and reproducibility still compares every output.
+constexpr std::int64_t kScoredElements = std::int64_t(1) << 22;
+
+struct ScoredRows {
+  std::vector<std::int64_t> rows;  // empty: every output is scored
+  TypedArray x;                    // those rows of x
+  ReductionProblem problem;        // the problem of those rows alone
+};
+
+std::unique_ptr<ScoredRows> scored_rows(const ReductionProblem& p) {
+  if (!is_elementwise_output(p.op) || p.rows * p.cols <= kScoredElements) return nullptr;
+  auto out = std::make_unique<ScoredRows>();
+  const std::int64_t count = std::max<std::int64_t>(1, kScoredElements / p.cols);
+  for (std::int64_t k = 0; k < count; ++k) out->rows.push_back(k * p.rows / count);
+  out->x = std::visit(
+      [&](const auto& v) {
+        std::decay_t<decltype(v)> sub;
+        sub.reserve(std::size_t(count * p.cols));
+        for (std::int64_t r : out->rows)
+          sub.insert(sub.end(), v.begin() + r * p.cols, v.begin() + (r + 1) * p.cols);
+        return TypedArray(std::move(sub));
+      },
+      p.x->data());
+  out->problem = p;
+  out->problem.rows = count;
+  out->problem.x = &out->x;
+  return out;
+}
+
+// The outputs of the scored rows (all of them when every row is scored).
+ReductionResult scored_part(ReductionResult r, const ScoredRows* scored, std::int64_t cols) {
+  if (scored == nullptr) return r;
+  ReductionResult out;
+  const auto take = [&](const std::vector<double>& v, std::vector<double>& into) {
+    for (std::int64_t row : scored->rows)
+      into.insert(into.end(), v.begin() + row * cols, v.begin() + (row + 1) * cols);
+  };
+  take(r.values, out.values);
+  if (!r.unrounded.empty()) take(r.unrounded, out.unrounded);
+  return out;
+}
+
+template <class F>
+void failing_as(PendingCell& c, F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    if (!c.failure) c.failure = e.what();
+  } catch (...) {
+    if (!c.failure) c.failure = "the kernel threw something that is not a std::exception";
+  }
+}
 
 }  // namespace
 
@@ -298,43 +418,48 @@ namespace {
 class MatrixRunner {
  public:
   MatrixRunner(const MatrixSettings& s, GpuBackend* gpu, const std::vector<UserKernel>& user_kernels,
-               std::mutex* serialise)
-      : s_(s), gpu_(gpu), user_kernels_(user_kernels), serialise_(serialise) {}
+               std::mutex* serialise, WorkPool& pool, PhaseTimes* clock,
+               std::map<std::string, ThroughputJob>* throughput_jobs)
+      : s_(s),
+        gpu_(gpu),
+        user_kernels_(user_kernels),
+        serialise_(serialise),
+        pool_(pool),
+        clock_(clock),
+        throughput_jobs_(throughput_jobs) {}
 
-  void run_input(const InputCase& in, std::vector<Cell>& out) {
-    for (Op op : s_.ops) {
-      if (takes_second_input(op) && !in.y) continue;
-      // The norms normalise rows; the reductions run along the matrix's axes.
-      const std::vector<Axis> axes = is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s_.axes;
-      for (Axis axis : axes) {
-        ReductionProblem p;
-        p.op = op;
-        p.axis = axis;
-        p.x = &in.x;
-        p.y = in.y ? &*in.y : nullptr;
-        if (is_elementwise_output(op)) {  // the norms' weights, one per column
-          p.gamma = &in.gamma;
-          p.beta = &in.beta;
-        }
-        p.eps = s_.eps;
-        if (axis == Axis::all) {
-          p.rows = 1;
-          p.cols = in.n;
-        } else {
-          p.cols = std::min<std::int64_t>(s_.row_cols, std::max<std::int64_t>(in.n, 1));
-          p.rows = in.n / p.cols;
-          if (p.rows * p.cols != std::int64_t(in.x.size())) continue;  // n not a multiple: whole-array ops only
-        }
-        const Dtype out_dtype = s_.out_dtype.value_or(default_out_dtype(in.dtype));
-        run_op(in, p, out_dtype, out);
+  void run_input(const InputCase& in, std::vector<Cell>& out, const std::function<void()>& problem_done) {
+    bool uploaded = false;
+    for (const auto& [op, axis] : problems_of(s_, in.n, in.y.has_value())) {
+      ReductionProblem p;
+      p.op = op;
+      p.axis = axis;
+      p.x = &in.x();
+      p.y = in.y ? &*in.y : nullptr;
+      if (is_elementwise_output(op)) {  // the norms' weights, one per column
+        p.gamma = &in.gamma;
+        p.beta = &in.beta;
       }
+      p.eps = s_.eps;
+      p.cols = axis == Axis::all ? in.n : std::min<std::int64_t>(s_.row_cols, std::max<std::int64_t>(in.n, 1));
+      p.rows = in.n / std::max<std::int64_t>(p.cols, 1);
+      if (axis == Axis::all) p.rows = 1;
+      if (gpu_) {
+        // One upload per input: the ops after the first view the same arrays.
+        const auto scope = timed(clock_, Phase::upload);
+        if (uploaded) gpu_->view_as(p);
+        else gpu_->upload(p);
+        uploaded = true;
+      }
+      const Dtype out_dtype = s_.out_dtype.value_or(default_out_dtype(in.dtype));
+      run_op(in, p, out_dtype, out);
+      problem_done();
     }
   }
 
  private:
   void run_op(const InputCase& in, const ReductionProblem& p, Dtype out_dtype, std::vector<Cell>& out) {
-    SharedReferences refs(p, s_.saturation);
-    if (gpu_) gpu_->upload(p);
+    std::vector<PendingCell> cells;
     for (Accumulator acc : s_.accumulators) {
       for (Shape shape : s_.shapes) {
         const KernelSpec spec{p.op, in.dtype, out_dtype, acc, shape, s_.saturation};
@@ -342,32 +467,71 @@ class MatrixRunner {
         // no model and exist on the GPU only.
         if (has_cpu_model(shape) && unsupported(spec, p.axis)) continue;
         if (gpu_ ? bool(GpuBackend::unavailable(spec, p.axis)) : !has_cpu_model(shape)) continue;
-        Cell c = blank_cell(in, p, out_dtype, std::string(to_string(acc)), std::string(to_string(shape)));
-        measure_cell([&] { return builtin_kernel(spec, p); }, p, out_dtype, refs, c);
-        out.push_back(std::move(c));
+        PendingCell& c = cells.emplace_back();
+        c.cell = blank_cell(in, p, out_dtype, std::string(to_string(acc)), std::string(to_string(shape)));
+        c.out_dtype = out_dtype;
+        failing_as(c, [&] { c.kut = builtin_kernel(spec, p, throughput_key(c.cell)); });
       }
     }
     for (const UserKernel& u : user_kernels_) {
       const auto axes = kernel_axes(u);
       if (u.op != p.op || u.in != in.dtype || std::find(axes.begin(), axes.end(), p.axis) == axes.end()) continue;
       if (!runs_here(u)) continue;  // listed as unavailable by run_matrix
-      Cell c = blank_cell(in, p, u.out, u.accumulator, u.name);
-      measure_cell([&] { return user_kernel(u, p); }, p, u.out, refs, c);
-      out.push_back(std::move(c));
+      PendingCell& c = cells.emplace_back();
+      c.cell = blank_cell(in, p, u.out, u.accumulator, u.name);
+      c.out_dtype = u.out;
+      failing_as(c, [&] { c.kut = user_kernel(u, p, throughput_key(c.cell)); });
     }
+    const std::unique_ptr<ScoredRows> scored = scored_rows(p);
+    const ReductionProblem& reference_problem = scored ? scored->problem : p;
+    SharedReferences refs(reference_problem, s_.saturation, pool_, clock_);
+    for (const PendingCell& c : cells) refs.start(c.out_dtype);
+
+    // Each cell is scored (on the pool) as soon as its runs are in, and its
+    // outputs released: a problem holds a few cells' outputs at a time.
+    auto score_later = [&](PendingCell& c) {
+      c.scored = pool_.submit([&] {
+        const auto scope = timed(clock_, Phase::scoring);
+        try {
+          score(c, reference_problem, refs.get(c.out_dtype), scored.get());
+        } catch (const std::exception& e) {
+          c.score_failure = e.what();
+        }
+        c.runs.first = {};
+      });
+    };
+    {
+      const auto scope = timed(clock_, Phase::kernel_runs);
+      each_cell(cells, [&](PendingCell& c) {
+        c.runs = run_kernel(c.kut, p);
+        score_later(c);
+      });
+    }
+    {
+      const auto scope = timed(clock_, Phase::permutations);
+      run_permuted(cells, p);
+    }
+    for (PendingCell& c : cells) {
+      if (c.scored.valid()) c.scored.get();
+      if (!c.failure) c.failure = c.score_failure;
+      if (!c.failure) failing_as(c, [&] { finish(c); });
+      if (c.failure) c.cell.status = "failed: " + *c.failure;
+    }
+    refs.wait();  // a reference no cell asked for after all (every cell failed) must not outlive p
+    for (PendingCell& c : cells) out.push_back(std::move(c.cell));
   }
 
-  template <class MakeKernel>
-  void measure_cell(MakeKernel&& make, const ReductionProblem& p, Dtype out_dtype, SharedReferences& refs,
-                    Cell& c) {
-    try {
-      const ProblemReference& ref = refs.get(out_dtype);
-      measure(make(), p, out_dtype, ref, c);
-    } catch (const std::exception& e) {
-      c.status = std::string("failed: ") + e.what();
-    } catch (...) {
-      c.status = "failed: the kernel threw something that is not a std::exception";
+  // f on every cell that has not failed: in order on this thread when the
+  // cells run on the GPU (one device), on the pool's threads otherwise.
+  template <class F>
+  void each_cell(std::vector<PendingCell>& cells, F f) {
+    std::vector<std::future<void>> tasks;
+    for (PendingCell& c : cells) {
+      if (c.failure) continue;
+      if (c.kut.on_gpu) failing_as(c, [&] { f(c); });
+      else tasks.push_back(pool_.submit([&c, &f] { failing_as(c, [&] { f(c); }); }));
     }
+    for (auto& t : tasks) t.get();
   }
 
   Cell blank_cell(const InputCase& in, const ReductionProblem& p, Dtype out_dtype, std::string accumulator,
@@ -391,7 +555,19 @@ class MatrixRunner {
     return c;
   }
 
-  KernelUnderTest builtin_kernel(const KernelSpec& spec, const ReductionProblem& p) const {
+  // Cells at or above the throughput size are timed on their own input; the
+  // others take the kernel's figure at that size, measured once
+  // (run_matrix's throughput phase).
+  bool timed_here(const ReductionProblem& p) const {
+    return s_.throughput_n > 0 && p.rows * p.cols >= s_.throughput_n;
+  }
+  void plan_throughput(const std::string& key, const ReductionProblem& p, Dtype in, std::optional<KernelSpec> spec,
+                       const UserKernel* user) {
+    if (s_.throughput_n > 0 && throughput_jobs_ != nullptr)
+      throughput_jobs_->emplace(key, ThroughputJob{p.op, p.axis, in, spec, user});
+  }
+
+  KernelUnderTest builtin_kernel(const KernelSpec& spec, const ReductionProblem& p, const std::string& key) {
     KernelUnderTest k;
     k.configs = launch_configs(spec, p.length());
     // The CPU models of deterministic shapes give the same bits on every run:
@@ -405,10 +581,11 @@ class MatrixRunner {
       return gpu ? gpu->run(spec, cfg) : run_model(spec, q, cfg, run);
     };
     if (gpu && has_cpu_model(spec.shape) && model_is_bit_exact(spec))
-      k.matches_model = [spec](const ReductionProblem& q, const LaunchConfig& cfg, const std::vector<double>& got) {
-        return distinct_results({got, run_model(spec, q, cfg).values}) == 1;
+      k.matches_model = [spec](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t got) {
+        return results_digest(run_model(spec, q, cfg).values) == got;
       };
-    if (gpu) k.time = [gpu, spec, cfg = k.configs.front()] { return gpu->time(spec, cfg, 3, 10); };
+    if (gpu && timed_here(p)) k.time = [gpu, spec, cfg = k.configs.front()] { return gpu->time(spec, cfg, 3, 10); };
+    else if (gpu) plan_throughput(key, p, spec.in, spec, nullptr);
     k.bound_ratio = bound_ratio_for(spec, k.configs.front());
     return k;
   }
@@ -431,7 +608,7 @@ class MatrixRunner {
     return ReductionResult{decode_outputs(bytes.data(), u.out, count), {}};
   }
 
-  KernelUnderTest user_kernel(const UserKernel& u, const ReductionProblem& p) const {
+  KernelUnderTest user_kernel(const UserKernel& u, const ReductionProblem& p, const std::string& key) {
     KernelUnderTest k;
     k.configs = kernel_configs(u);
     k.runs = std::max(1, s_.runs);
@@ -452,51 +629,91 @@ class MatrixRunner {
     GpuBackend* gpu = gpu_;
     const std::size_t count = std::size_t(output_count(u.op, p.axis, p.rows, p.cols));
     const std::size_t bytes = count * element_bytes(u.out);
-    auto launch_with = [&u](const LaunchConfig& cfg) {
-      return [&u, cfg](const GpuBackend::UploadedArrays& a, void* out, void* stream) {
-        u.run_device(kernel_args(u, a, out, cfg), stream);
-      };
-    };
-    k.run = [gpu, &u, count, bytes, launch_with](const ReductionProblem&, const LaunchConfig& cfg, std::uint64_t) {
-      const auto got = gpu->run_launch(launch_with(cfg), bytes, u.name);
+    k.run = [gpu, &u, count, bytes](const ReductionProblem&, const LaunchConfig& cfg, std::uint64_t) {
+      const auto got = gpu->run_launch(user_launch(u, cfg), bytes, u.name);
       return ReductionResult{decode_outputs(got.data(), u.out, count), {}};
     };
     if (u.model)
-      k.matches_model = [this, &u](const ReductionProblem& q, const LaunchConfig& cfg, const std::vector<double>& got) {
-        return distinct_results({got, call_host(u, u.model, q, cfg).values}) == 1;
+      k.matches_model = [this, &u](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t got) {
+        return results_digest(call_host(u, u.model, q, cfg).values) == got;
       };
-    k.time = [gpu, &u, bytes, launch = launch_with(k.configs.front())] {
-      return gpu->time_launch(launch, bytes, takes_second_input(u.op), 3, 10, u.name);
-    };
+    if (timed_here(p))
+      k.time = [gpu, &u, bytes, launch = user_launch(u, k.configs.front())] {
+        return gpu->time_launch(launch, bytes, takes_second_input(u.op), 3, 10, u.name);
+      };
+    else plan_throughput(key, p, u.in, std::nullopt, &u);
     return k;
   }
 
-  KernelRuns run_kernel(const KernelUnderTest& kut, const ReductionProblem& p) const {
+  KernelRuns run_kernel(const KernelUnderTest& kut, const ReductionProblem& p) {
     KernelRuns k;
     for (std::size_t ci = 0; ci < kut.configs.size(); ++ci) {
       for (int r = 0; r < (ci == 0 ? kut.runs : 1); ++r) {
         ReductionResult res = kut.run(p, kut.configs[ci], std::uint64_t(r));
-        if (ci == 0) k.all_runs.push_back(res.values);
-        if (r == 0) k.per_config.push_back(res.values);
-        if (ci == 0 && r == 0) k.first = std::move(res);
+        const std::uint64_t digest = results_digest(res.values);
+        if (ci == 0) k.run_digests.push_back(digest);
+        if (r == 0) k.config_digests.push_back(digest);
+        if (ci == 0 && r == 0) {
+          k.first = std::move(res);
+          k.first_digest = digest;
+        }
       }
-      if (kut.matches_model) {
-        const bool same = kut.matches_model(p, kut.configs[ci], k.per_config.back());
-        k.matches_model = k.matches_model.value_or(true) && same;
-      }
+      if (kut.matches_model)
+        k.model_checks.push_back(pool_.submit([this, &kut, &p, cfg = kut.configs[ci], got = k.config_digests.back()] {
+          const auto scope = timed(clock_, Phase::model_checks);
+          return kut.matches_model(p, cfg, got);
+        }));
     }
     if (kut.time) k.timing = kut.time();
     return k;
   }
 
-  void measure(const KernelUnderTest& kut, const ReductionProblem& p, Dtype out_dtype, const ProblemReference& ref,
-               Cell& c) {
-    KernelRuns k = run_kernel(kut, p);
-    const ReductionResult& res = k.first;
+  // Each permuted copy is made once per problem (on the device for the GPU's
+  // cells, on the host's cores for the others) and read by every cell.
+  void run_permuted(std::vector<PendingCell>& cells, const ReductionProblem& p) {
+    if (s_.permutations <= 0 || p.length() <= 1) return;
+    const bool host_cells = std::any_of(cells.begin(), cells.end(),
+                                        [](const PendingCell& c) { return !c.failure && !c.kut.on_gpu; });
+    const bool gpu_cells = std::any_of(cells.begin(), cells.end(),
+                                       [](const PendingCell& c) { return !c.failure && c.kut.on_gpu; });
+    for (int k = 1; k <= s_.permutations; ++k) {
+      const std::uint64_t seed = std::uint64_t(k);
+      std::unique_ptr<PermutedArrays> host;
+      if (host_cells) host = permuted_on_host(p, seed, pool_);
+      if (gpu_cells) gpu_->use_permutation(seed);
+      std::vector<std::int64_t> columns;  // where each column's outputs go back to (the norms)
+      if (is_elementwise_output(p.op)) {
+        const ProblemPermutation perm = permutation_of(p, seed);
+        for (std::int64_t j = 0; j < p.cols; ++j) columns.push_back(perm.column(j));
+      }
+      each_cell(cells, [&](PendingCell& c) {
+        std::vector<double> v = c.kut.run(host ? host->problem : p, c.kut.configs.front(), 0).values;
+        if (!columns.empty()) {
+          // Per-element outputs follow their elements: put them back in place.
+          std::vector<double> back(v.size());
+          for (std::size_t i = 0; i < v.size(); ++i) {
+            const std::size_t col = i % std::size_t(p.cols);
+            back[i - col + std::size_t(columns[col])] = v[i];
+          }
+          v = std::move(back);
+        }
+        c.permuted.push_back(results_digest(v));
+      });
+    }
+    if (gpu_cells) gpu_->use_permutation(std::nullopt);
+  }
+
+  // The cell's accuracy, from its first run (only the scored rows of a large
+  // norm: p is then their problem).
+  void score(PendingCell& pc, const ReductionProblem& p, const ProblemReference& ref, const ScoredRows* scored) {
+    const KernelUnderTest& kut = pc.kut;
+    Cell& c = pc.cell;
+    const Dtype out_dtype = pc.out_dtype;
+    const ReductionResult res = scored_part(std::move(pc.runs.first), scored, p.cols);
     if (res.values.size() != ref.outputs.size())
       throw std::runtime_error(fmt::format("kernel gave {} outputs, the reference has {}", res.values.size(),
                                            ref.outputs.size()));
-    // The worst output names the cell (SPEC.md, "Ops": several outputs).
+    // The worst output names the cell (docs/spec.md, "Ops": several outputs).
     std::size_t worst = 0;
     double worst_rank = -1;
     std::optional<double> worst_ulps;
@@ -521,62 +738,56 @@ class MatrixRunner {
       c.result = hex_float(res.values[worst]);
       c.ulp_error = worst_ulps;
       c.error_note = worst_note;
-      c.component = ref.component_name(worst);
+      c.component = scored ? fmt::format("row {}, col {}", scored->rows[worst / std::size_t(p.cols)],
+                                         worst % std::size_t(p.cols))
+                           : ref.component_name(worst);
       if (!res.unrounded.empty()) c.rel_error = rel_error(res.unrounded[worst], r.exact);
       c.condition = ref.condition(worst);
       if (kut.bound_ratio) c.bound_ratio = kut.bound_ratio(ref, p, res, worst);
     }
     c.correctly_rounded = all_cr;
-    c.matches_model = k.matches_model;
-    c.runs = int(k.all_runs.size());
-    c.distinct_results = distinct_results(k.all_runs);
-    c.configs = int(k.per_config.size());
-    c.distinct_across_configs = distinct_results(k.per_config);
-    if (s_.permutations > 0 && p.length() > 1) {
-      std::vector<std::vector<double>> perm_results{res.values};
-      for (int i = 1; i <= s_.permutations; ++i) perm_results.push_back(run_permuted(kut, p, std::uint64_t(i)));
-      c.permutations = int(perm_results.size());
-      c.distinct_across_permutations = distinct_results(perm_results);
-    }
-    // An empty input reads no bytes: its throughput is unknown, not 0 GB/s.
-    if (k.timing && k.timing->bytes_per_run > 0) {
-      c.gbps = k.timing->gbps;
-      if (cub_gbps_ > 0) c.fraction_of_cub = k.timing->gbps / cub_gbps_;
-      if (copy_gbps_ > 0) c.fraction_of_copy = k.timing->gbps / copy_gbps_;
+    if (scored) {
+      const std::string sample =
+          fmt::format("scored on {} of {} rows, evenly spaced; reproducibility over every output",
+                      scored->rows.size(), pc.cell.rows.value_or(0));
+      c.note = c.note.empty() ? sample : c.note + "; " + sample;
     }
   }
 
-  std::vector<double> run_permuted(const KernelUnderTest& kut, const ReductionProblem& p, std::uint64_t seed) {
-    const auto order = permutation(p, seed);
-    const TypedArray x = permuted(*p.x, order);
-    std::optional<TypedArray> y, gamma, beta;
-    if (p.y) y = permuted(*p.y, order);
-    ReductionProblem q = p;
-    q.x = &x;
-    q.y = y ? &*y : nullptr;
-    if (is_elementwise_output(p.op)) {
-      // The column order of the first row is the order of every row.
-      const std::vector<std::int64_t> cols(order.begin(), order.begin() + p.cols);
-      if (p.gamma) q.gamma = &gamma.emplace(permuted(*p.gamma, cols));
-      if (p.beta) q.beta = &beta.emplace(permuted(*p.beta, cols));
+  // What needs every run, the permuted ones included.
+  void finish(PendingCell& pc) {
+    KernelRuns& k = pc.runs;
+    Cell& c = pc.cell;
+    for (auto& check : k.model_checks) c.matches_model = check.get() && c.matches_model.value_or(true);
+    if (!k.model_checks.empty()) c.models_checked = int(k.model_checks.size());
+    c.runs = int(k.run_digests.size());
+    c.distinct_results = distinct_digests(k.run_digests);
+    c.configs = int(k.config_digests.size());
+    c.distinct_across_configs = distinct_digests(k.config_digests);
+    if (!pc.permuted.empty()) {
+      std::vector<std::uint64_t> perm{k.first_digest};
+      perm.insert(perm.end(), pc.permuted.begin(), pc.permuted.end());
+      c.permutations = int(perm.size());
+      c.distinct_across_permutations = distinct_digests(perm);
     }
-    const LaunchConfig& cfg = kut.configs.front();
-    std::vector<double> v;
-    if (kut.on_gpu) {
-      gpu_->upload(q);
-      v = kut.run(q, cfg, 0).values;
-      gpu_->upload(p);
-    } else {
-      v = kut.run(q, cfg, 0).values;
-    }
-    if (!is_elementwise_output(p.op)) return v;
-    // Per-element outputs follow their elements: put them back in place.
-    std::vector<double> back(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) back[std::size_t(order[i])] = v[i];
-    return back;
+    // An empty input reads no bytes: its throughput is unknown, not 0 GB/s.
+    if (k.timing && k.timing->bytes_per_run > 0) set_throughput(c, *k.timing, c.n);
   }
 
  public:
+  void set_throughput(Cell& c, const GpuBackend::Timing& t, std::int64_t n) const {
+    c.gbps = t.gbps;
+    c.throughput_n = n;
+    if (cub_gbps_ > 0) c.fraction_of_cub = t.gbps / cub_gbps_;
+    if (copy_gbps_ > 0) c.fraction_of_copy = t.gbps / copy_gbps_;
+  }
+
+  static GpuBackend::Launch user_launch(const UserKernel& u, const LaunchConfig& cfg) {
+    return [&u, cfg](const GpuBackend::UploadedArrays& a, void* out, void* stream) {
+      u.run_device(kernel_args(u, a, out, cfg), stream);
+    };
+  }
+
   double cub_gbps_ = 0, copy_gbps_ = 0;
 
  private:
@@ -584,6 +795,9 @@ class MatrixRunner {
   GpuBackend* gpu_;
   const std::vector<UserKernel>& user_kernels_;
   std::mutex* serialise_;  // calls of kernels that are not reentrant
+  WorkPool& pool_;
+  PhaseTimes* clock_;
+  std::map<std::string, ThroughputJob>* throughput_jobs_;
 };
 
 InputCase make_input(Dtype dtype, const DistributionSpec& dist, std::int64_t n, std::uint64_t seed,
@@ -594,7 +808,7 @@ InputCase make_input(Dtype dtype, const DistributionSpec& dist, std::int64_t n, 
   in.n = n;
   in.seed = seed;
   GeneratedInput g = generate(dist, dtype, n, seed, /*with_y=*/true);
-  in.x = std::move(g.x);
+  in.own_x = std::move(g.x);
   in.y = std::move(g.y);
   in.note = g.note;
   // The norms' weights: gamma in [0, 1), beta ~ N(0, 1), one per column.
@@ -604,10 +818,64 @@ InputCase make_input(Dtype dtype, const DistributionSpec& dist, std::int64_t n, 
   return in;
 }
 
+// The throughput phase: each kernel whose cells were too small to time is
+// timed once on a generated input of settings.throughput_n elements (normal
+// values, rows of row_cols for the row-wise ops), and its cells take that
+// figure.
+void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const MatrixRunner& runner,
+                        const std::map<std::string, ThroughputJob>& jobs, std::vector<Cell>& cells,
+                        PhaseTimes* clock) {
+  const auto scope = timed(clock, Phase::throughput);
+  std::map<std::string, std::optional<GpuBackend::Timing>> timings;
+  std::map<std::string, std::int64_t> sizes;
+  for (Dtype d : s.dtypes) {
+    std::optional<InputCase> in;
+    for (const auto& [key, job] : jobs) {
+      if (job.in != d) continue;
+      const std::int64_t cols = job.axis == Axis::all ? s.throughput_n : std::min(s.row_cols, s.throughput_n);
+      const std::int64_t rows = s.throughput_n / cols;
+      if (!in || in->n != rows * cols) in = make_input(d, {Distribution::normal, std::nullopt}, rows * cols, 1, cols);
+      ReductionProblem p;
+      p.op = job.op;
+      p.axis = job.axis;
+      p.rows = job.axis == Axis::all ? 1 : rows;
+      p.cols = job.axis == Axis::all ? rows * cols : cols;
+      p.x = &in->x();
+      p.y = takes_second_input(job.op) ? &*in->y : nullptr;
+      if (is_elementwise_output(job.op)) {
+        p.gamma = &in->gamma;
+        p.beta = &in->beta;
+      }
+      p.eps = s.eps;
+      try {
+        gpu.view_as(p);
+        if (job.spec) {
+          timings[key] = gpu.time(*job.spec, launch_configs(*job.spec, p.length()).front(), 3, 10);
+        } else {
+          const UserKernel& u = *job.user;
+          const std::size_t bytes = std::size_t(output_count(u.op, p.axis, p.rows, p.cols)) * element_bytes(u.out);
+          timings[key] = gpu.time_launch(MatrixRunner::user_launch(u, kernel_configs(u).front()), bytes,
+                                         takes_second_input(u.op), 3, 10, u.name);
+        }
+        sizes[key] = rows * cols;
+      } catch (const std::exception&) {
+        timings[key] = std::nullopt;  // unknown: the cells keep no throughput
+      }
+    }
+  }
+  for (Cell& c : cells) {
+    if (c.gbps || c.status != "ok") continue;
+    const auto it = timings.find(throughput_key(c));
+    if (it != timings.end() && it->second && it->second->bytes_per_run > 0)
+      runner.set_throughput(c, *it->second, sizes.at(it->first));
+  }
+}
+
 }  // namespace
 
 MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgress& progress,
-                     const std::optional<UserInput>& user_input, const std::vector<UserKernel>& user_kernels) {
+                     const std::optional<UserInput>& user_input, const std::vector<UserKernel>& user_kernels,
+                     PhaseTimes* clock) {
   MatrixRun result;
   // Shapes this backend cannot run are listed, never silently dropped.
   for (Shape shape : s.shapes) {
@@ -638,65 +906,69 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
         for (std::int64_t n : s.sizes)
           for (std::uint64_t seed : s.seeds) jobs.push_back({d, dist, n, seed});
   }
-  const std::size_t total = user_input ? 1 : jobs.size();
-  std::vector<std::vector<Cell>> per_job(total);
-  std::atomic<std::size_t> next{0}, done{0};
-  std::mutex progress_mutex;
+  // Progress counts problems (an op along an axis of one input).
+  std::size_t total = 0, done = 0;
+  if (user_input) total = problems_of(s, std::int64_t(user_input->values.size()), false).size();
+  for (const Job& job : jobs) total += problems_of(s, job.n, true).size();
+  const auto problem_done = [&] {
+    if (progress.update) progress.update(++done, total);
+  };
 
-  MatrixRunner proto(s, gpu, user_kernels, &serialise);
+  // Inputs run one after another; the cells of each, and everything the CPU
+  // does for them, spread over the pool (accuracy/work_pool.hpp).
+  WorkPool pool;
+  {
+    std::int64_t largest = user_input ? std::int64_t(user_input->values.size()) : 0;
+    for (std::int64_t n : s.sizes) largest = std::max(largest, n);
+    check_memory(memory_need(s, user_input, gpu != nullptr, pool.threads()), host_available_bytes(),
+                 gpu ? std::optional<double>(double(gpu->free_memory_bytes())) : std::nullopt,
+                 fmt::format("n = {}", largest));
+  }
+  std::map<std::string, ThroughputJob> throughput_jobs;
+  MatrixRunner runner(s, gpu, user_kernels, &serialise, pool, clock, &throughput_jobs);
   if (gpu) {
-    // The yardsticks, measured once in this process (SPEC.md, "Metrics").
+    // The yardsticks, measured once in this process (docs/spec.md, "Metrics").
+    const auto scope = timed(clock, Phase::throughput);
     const std::int64_t yard_n = std::int64_t(1) << 26;
-    proto.cub_gbps_ = gpu->time_cub_sum_fp32(yard_n).gbps;
-    proto.copy_gbps_ = gpu->time_copy(std::size_t(yard_n) * 4).gbps;
+    runner.cub_gbps_ = gpu->time_cub_sum_fp32(yard_n).gbps;
+    runner.copy_gbps_ = gpu->time_copy(std::size_t(yard_n) * 4).gbps;
   }
 
-  auto work = [&]() {
-    MatrixRunner runner = proto;
-    for (std::size_t j; (j = next.fetch_add(1)) < total;) {
-      try {
-        InputCase in;
+  for (std::size_t j = 0; j < (user_input ? 1 : jobs.size()); ++j) {
+    std::vector<Cell> cells;
+    try {
+      InputCase in;
+      {
+        const auto scope = timed(clock, Phase::input);
         if (user_input) {
           in.dtype = user_input->values.dtype();
           in.distribution = user_input->name;
           in.n = std::int64_t(user_input->values.size());
-          in.x = user_input->values;
-        } else {
-          in = make_input(jobs[j].dtype, jobs[j].dist, jobs[j].n, jobs[j].seed, s.row_cols);
-        }
-        if (user_input) {
+          in.user_x = &user_input->values;
           const std::int64_t cols = std::max<std::int64_t>(user_input->cols, 1);
           in.gamma = generate({Distribution::uniform, std::nullopt}, in.dtype, cols, 1).x;
           in.beta = generate({Distribution::normal, std::nullopt}, in.dtype, cols, 2).x;
+        } else {
+          in = make_input(jobs[j].dtype, jobs[j].dist, jobs[j].n, jobs[j].seed, s.row_cols);
         }
-        runner.run_input(in, per_job[j]);
-      } catch (const std::exception& e) {
-        Cell c;
-        if (!user_input) {
-          c.dtype = to_string(jobs[j].dtype);
-          c.distribution = jobs[j].dist.name();
-          c.n = jobs[j].n;
-          c.seed = jobs[j].seed;
-        }
-        c.status = std::string("failed: ") + e.what();
-        per_job[j].push_back(std::move(c));
       }
-      const std::size_t d = ++done;
-      if (progress.update) {
-        std::lock_guard lock(progress_mutex);
-        progress.update(d, total);
+      runner.run_input(in, cells, problem_done);
+    } catch (const std::exception& e) {
+      Cell c;
+      if (!user_input) {
+        c.dtype = to_string(jobs[j].dtype);
+        c.distribution = jobs[j].dist.name();
+        c.n = jobs[j].n;
+        c.seed = jobs[j].seed;
       }
+      c.status = std::string("failed: ") + e.what();
+      cells.push_back(std::move(c));
     }
-  };
-  // One GPU: its cells run one after another. On the CPU models, inputs run in
-  // parallel on every core.
-  const unsigned threads = gpu ? 1u : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, total); ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  for (auto& cells : per_job)
     for (auto& c : cells) result.cells.push_back(std::move(c));
+  }
+  if (progress.update && done < total) progress.update(total, total);
+  if (gpu && s.throughput_n > 0 && !throughput_jobs.empty())
+    measure_throughput(s, *gpu, runner, throughput_jobs, result.cells, clock);
   return result;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // SPEC.md, "The four jobs" 1: the run matrix, op x dtype x accumulator x shape
-// x distribution x n x seed on a backend. Each input is generated once, each
-// reference computed once per (input, op, out_dtype) and shared by every
-// kernel on that input; inputs run in parallel on the CPU's cores.
+// x distribution x n x seed on a backend. Each input is generated (and on the
+// GPU uploaded) once, each reference computed once per (input, op,
+// out_dtype) and shared by every kernel on that input, each permuted copy
+// made once per problem; the CPU's work is spread over its cores.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -12,6 +13,7 @@
 
 #include "accuracy/cell.hpp"
 #include "accuracy/distribution.hpp"
+#include "accuracy/phase_times.hpp"
 #include "accuracy/user_kernel.hpp"
 #include "formats/dtype.hpp"
 #include "formats/typed_array.hpp"
@@ -39,6 +41,9 @@ struct MatrixSettings {
   int runs = 3;                          // repeated runs per launch configuration (GPU; atomic model orders)
   int permutations = 2;                  // permuted copies of the input (order reproducibility)
   double eps = 1e-6;
+  // Throughput is measured at this many elements or more, where it reaches
+  // the memory's bandwidth (0: not measured).
+  std::int64_t throughput_n = std::int64_t(1) << 26;
   // Users' kernels measured beside the built-in ones, by name (the kernels
   // themselves are passed to run_matrix): a gate re-running this matrix
   // needs the same kernels (--kernel-lib).
@@ -84,8 +89,9 @@ struct MatrixRun {
   std::vector<Cell> cells;
   std::vector<std::pair<std::string, std::string>> unavailable;
 };
+// clock, when given, sums the time spent in each phase (--phase-times).
 MatrixRun run_matrix(const MatrixSettings& settings, GpuBackend* gpu, const MatrixProgress& progress,
                      const std::optional<UserInput>& user_input = std::nullopt,
-                     const std::vector<UserKernel>& user_kernels = {});
+                     const std::vector<UserKernel>& user_kernels = {}, PhaseTimes* clock = nullptr);
 
 }  // namespace ulpscope

@@ -16,6 +16,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_problem.hpp"
+#include "kernels/cuda/permuted_copy.hpp"
 #include "kernels/cuda/timing.hpp"
 #include "kernels/model.hpp"
 #if ULPSCOPE_HAVE_TREE_KERNELS || ULPSCOPE_HAVE_ATOMIC_KERNELS
@@ -79,9 +80,13 @@ struct GpuBackend::Impl {
   cudaStream_t stream = nullptr;
 
   bool uploaded = false;
-  DeviceProblem problem;  // the uploaded arrays; op as uploaded
+  DeviceProblem problem;  // what run() and time() read: the view, or its permuted copy
+  DeviceProblem viewed;   // the uploaded arrays as the last upload() or view_as() described them
   std::size_t x_bytes = 0, aux_bytes = 0;
   DeviceBuffer x, y, gamma, beta;
+  // The host arrays whose copies the buffers hold (view_as copies no other).
+  const TypedArray *host_x = nullptr, *host_y = nullptr, *host_gamma = nullptr, *host_beta = nullptr;
+  DeviceBuffer px, py, pgamma, pbeta;  // the permuted copy
 
   DeviceBuffer workspace, values, unrounded;
   DeviceBuffer rotating;  // copies 1.. of x (and y) for time(); copy 0 is x itself
@@ -276,7 +281,20 @@ std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why_not) {
 
 const DeviceInfo& GpuBackend::info() const { return impl_->info; }
 
+std::size_t GpuBackend::free_memory_bytes() const {
+  std::size_t free = 0, total = 0;
+  cuda_check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  return free;
+}
+
 void GpuBackend::upload(const ReductionProblem& rp) {
+  Impl& m = *impl_;
+  m.uploaded = false;
+  m.host_x = m.host_y = m.host_gamma = m.host_beta = nullptr;
+  view_as(rp);
+}
+
+void GpuBackend::view_as(const ReductionProblem& rp) {
   Impl& m = *impl_;
   if (rp.x == nullptr) throw GpuError("upload: the problem has no input x");
   if (rp.rows < 0 || rp.cols < 0) throw GpuError("upload: negative shape");
@@ -295,22 +313,26 @@ void GpuBackend::upload(const ReductionProblem& rp) {
   same_as_x(rp.gamma, rp.cols, "gamma");
   same_as_x(rp.beta, rp.cols, "beta");
 
-  m.uploaded = false;
-  m.rotating = DeviceBuffer();
-  m.rotating_count = 1;
-  auto put = [&](DeviceBuffer& buf, const TypedArray* a, const char* name) -> const void* {
-    if (a == nullptr) {
-      buf = DeviceBuffer();
-      return nullptr;
-    }
+  // Arrays already on the device (the same host array, uploaded before) are
+  // not copied again: every op of one input reads one upload.
+  bool copied = false;
+  auto put = [&](DeviceBuffer& buf, const TypedArray*& on_device, const TypedArray* a,
+                 const char* name) -> const void* {
+    if (a == nullptr) return nullptr;
+    if (a == on_device) return buf.data();
+    on_device = nullptr;
     buf.reserve(a->bytes(), std::string("the input ") + name);
     // On the backend's stream: a plain cudaMemcpy from pageable memory may
     // return before its DMA lands, and this non-blocking stream would not
     // wait for it (CUDA Runtime API, "API synchronization behavior").
     cuda_check(cudaMemcpyAsync(buf.data(), a->raw(), a->bytes(), cudaMemcpyHostToDevice, m.stream),
                std::string("upload of ") + name);
+    on_device = a;
+    copied = true;
     return buf.data();
   };
+  const TypedArray* const old_x = m.host_x;
+  const TypedArray* const old_y = m.host_y;
   DeviceProblem p;
   p.op = rp.op;
   p.axis = rp.axis;
@@ -319,15 +341,44 @@ void GpuBackend::upload(const ReductionProblem& rp) {
   p.rows = rp.axis == Axis::all ? 1 : rp.rows;
   p.cols = rp.axis == Axis::all ? n : rp.cols;
   p.eps = rp.eps;
-  p.x = put(m.x, rp.x, "x");
-  p.y = put(m.y, rp.y, "y");
-  p.gamma = put(m.gamma, rp.gamma, "gamma");
-  p.beta = put(m.beta, rp.beta, "beta");
-  cuda_check(cudaStreamSynchronize(m.stream), "upload");
+  p.x = put(m.x, m.host_x, rp.x, "x");
+  p.y = put(m.y, m.host_y, rp.y, "y");
+  p.gamma = put(m.gamma, m.host_gamma, rp.gamma, "gamma");
+  p.beta = put(m.beta, m.host_beta, rp.beta, "beta");
+  if (m.host_x != old_x || m.host_y != old_y) {  // the timed copies of x and y are stale
+    m.rotating = DeviceBuffer();
+    m.rotating_count = 1;
+  }
+  if (copied) cuda_check(cudaStreamSynchronize(m.stream), "upload");
   m.x_bytes = rp.x->bytes();
   m.aux_bytes = (rp.gamma ? rp.gamma->bytes() : 0) + (rp.beta ? rp.beta->bytes() : 0);
-  m.problem = p;
+  m.problem = m.viewed = p;
   m.uploaded = true;
+}
+
+void GpuBackend::use_permutation(std::optional<std::uint64_t> seed) {
+  Impl& m = *impl_;
+  if (!m.uploaded) throw GpuError("use_permutation: no problem uploaded");
+  const DeviceProblem& v = m.viewed;
+  m.problem = v;
+  if (!seed) return;
+  const bool columns = is_elementwise_output(v.op);
+  const ProblemPermutation perm(v.axis, columns, v.rows, v.cols, *seed);
+  const std::size_t width = std::size_t(format_info(v.in).bits / 8);
+  auto copy = [&](const void* src, DeviceBuffer& dst, std::int64_t count, bool by_column) -> const void* {
+    if (src == nullptr) return nullptr;
+    dst.reserve(std::size_t(count) * width, "a permuted copy of the input");
+    if (by_column) launch_column_permuted_copy(src, dst.data(), width, count, perm, m.stream);
+    else launch_permuted_copy(src, dst.data(), width, count, perm, m.stream);
+    return dst.data();
+  };
+  m.problem.x = copy(v.x, m.px, v.elements(), false);
+  m.problem.y = copy(v.y, m.py, v.elements(), false);
+  if (columns) {
+    m.problem.gamma = copy(v.gamma, m.pgamma, v.cols, true);
+    m.problem.beta = copy(v.beta, m.pbeta, v.cols, true);
+  }
+  cuda_check(cudaStreamSynchronize(m.stream), "the permuted copy");
 }
 
 ReductionResult GpuBackend::run(const KernelSpec& s, const LaunchConfig& cfg) {

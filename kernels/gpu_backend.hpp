@@ -44,10 +44,21 @@ class GpuBackend {
   GpuBackend& operator=(const GpuBackend&) = delete;
 
   const DeviceInfo& info() const;
+  // The device memory free now (cudaMemGetInfo).
+  std::size_t free_memory_bytes() const;
 
   // Copies the problem's arrays to the device (once per input). Throws
   // GpuError on out-of-memory and any other CUDA failure.
   void upload(const ReductionProblem&);
+  // The same, except that arrays already on the device (the same host
+  // arrays, uploaded before, and unchanged since: the caller's promise) are
+  // not copied again: the ops of one input share one upload.
+  void view_as(const ReductionProblem&);
+  // Makes run() read the problem as viewed with its elements permuted on the
+  // device by ProblemPermutation (kernels/index_permutation.hpp) with this
+  // seed; nullopt goes back to the problem as uploaded. One permuted copy is
+  // held at a time.
+  void use_permutation(std::optional<std::uint64_t> seed);
 
   // Runs one kernel on the uploaded problem (spec.op may differ from the
   // problem's op when the arrays it needs are there), synchronises, checks

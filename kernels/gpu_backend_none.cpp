@@ -22,7 +22,10 @@ std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why_not) {
 
 // open() never returns a backend here, so these are never reached through one.
 const DeviceInfo& GpuBackend::info() const { no_cuda(); }
+std::size_t GpuBackend::free_memory_bytes() const { no_cuda(); }
 void GpuBackend::upload(const ReductionProblem&) { no_cuda(); }
+void GpuBackend::view_as(const ReductionProblem&) { no_cuda(); }
+void GpuBackend::use_permutation(std::optional<std::uint64_t>) { no_cuda(); }
 ReductionResult GpuBackend::run(const KernelSpec&, const LaunchConfig&) { no_cuda(); }
 GpuBackend::Timing GpuBackend::time(const KernelSpec&, const LaunchConfig&, int, int) { no_cuda(); }
 GpuBackend::Timing GpuBackend::time_cub_sum_fp32(std::int64_t, int, int) { no_cuda(); }

@@ -17,6 +17,7 @@
 
 #include "accuracy/evaluate_kernel.hpp"
 #include "accuracy/input_file.hpp"
+#include "accuracy/memory_budget.hpp"
 #include "accuracy/run_matrix.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "plugin/kernel_lib.hpp"
@@ -60,6 +61,7 @@ MatrixSettings settings_from(const CliOptions& o) {
   if (o.axis) s.axes = {*o.axis};
   if (o.cols) s.row_cols = *o.cols;
   if (o.runs > 0) s.runs = o.runs;
+  if (o.throughput_n) s.throughput_n = *o.throughput_n;
   return s;
 }
 
@@ -68,6 +70,11 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
   if (o.dtypes.size() > 1) throw UsageProblem("--input takes at most one --dtype");
   const std::optional<Dtype> dtype = o.dtypes.empty() ? std::nullopt : std::optional<Dtype>(o.dtypes.front());
   LoadedInput in;
+  std::error_code size_error;
+  const auto file_bytes = std::filesystem::file_size(o.input_path, size_error);
+  if (const auto available = host_available_bytes(); !size_error && available && double(file_bytes) > *available)
+    throw SizeError(fmt::format("--input {}: {:.1f} GiB does not fit in the {:.1f} GiB of host memory available",
+                                o.input_path, double(file_bytes) / double(1ull << 30), *available / double(1ull << 30)));
   const bool npy = std::filesystem::path(o.input_path).extension() == ".npy";
   if (npy) {
     in = read_npy(o.input_path, dtype);
@@ -151,12 +158,18 @@ std::unique_ptr<GpuBackend> open_backend(const CliOptions& o) {
 MatrixProgress progress_for(const CliOptions& o) {
   const char* ci = std::getenv("CI");
   if (o.quiet || !isatty(STDERR_FILENO) || (ci && *ci)) return {};
-  return {[](std::size_t done, std::size_t total) {
+  // Elapsed time and, once an input is done, the time left at the pace so far.
+  return {[start = std::chrono::steady_clock::now()](std::size_t done, std::size_t total) {
     const int width = 30;
     const int filled = total ? int(width * done / total) : width;
-    std::fprintf(stderr, "\r[%-*s] %zu/%zu inputs", width, std::string(std::size_t(filled), '#').c_str(), done,
-                 total);
-    if (done == total) std::fprintf(stderr, "\r%*s\r", width + 32, "");
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string eta =
+        done > 0 && done < total ? fmt::format(", about {:.0f} s left", elapsed / double(done) * double(total - done))
+                                 : "";
+    const std::string line = fmt::format("[{:<{}}] {}/{} problems, {:.0f} s{}", std::string(std::size_t(filled), '#'),
+                                         width, done, total, elapsed, eta);
+    std::fprintf(stderr, "\r%-*s", 80, line.c_str());
+    if (done == total) std::fprintf(stderr, "\r%*s\r", 80, "");
     std::fflush(stderr);
   }};
 }
@@ -223,7 +236,12 @@ int run(const CliOptions& o) {
     }
   }
   const std::vector<UserKernel> kernels = user_kernels_from(o, settings, baseline.has_value());
-  const std::optional<UserInput> user = user_input_from(o, settings);
+  PhaseTimes clock;
+  std::optional<UserInput> user;
+  {
+    const auto scope = timed(&clock, Phase::input);
+    user = user_input_from(o, settings);
+  }
 
   const std::unique_ptr<GpuBackend> gpu = open_backend(o);
 
@@ -237,8 +255,11 @@ int run(const CliOptions& o) {
   report.header.started_at = now_iso8601();
   report.header.settings_json = settings.to_json();
   const auto t0 = std::chrono::steady_clock::now();
-  MatrixRun run = run_matrix(settings, gpu.get(), progress_for(o), user, kernels);
+  MatrixRun run = run_matrix(settings, gpu.get(), progress_for(o), user, kernels, &clock);
   report.header.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (o.phase_times)
+    std::cerr << "accuracy_report: phase times (summed over threads)\n"
+              << clock.summary() << fmt::format("{:<13} {:9.3f} s\n", "wall (matrix)", report.header.seconds);
   report.header.unavailable = std::move(run.unavailable);
   report.cells = std::move(run.cells);
 
@@ -289,6 +310,9 @@ int main(int argc, char** argv) {
     std::cerr << "accuracy_report: " << e.what() << '\n';
     return kUsage;
   } catch (const ReportInputError& e) {
+    std::cerr << "accuracy_report: " << e.what() << '\n';
+    return kUsage;
+  } catch (const SizeError& e) {
     std::cerr << "accuracy_report: " << e.what() << '\n';
     return kUsage;
   } catch (const KernelLibError& e) {

@@ -127,6 +127,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
   app.get_formatter()->column_width(34);
 
   std::vector<std::string> dtypes, ops, accs, shapes, sizes, seeds;
+  std::string throughput_n;
   std::string backend = "auto", out_dtype, saturation, axis, recommend, rows, cols;
   const auto list = [&](const char* name, std::vector<std::string>& into, const std::string& help) {
     return app.add_option(name, into, help)->delimiter(',')->type_name("LIST");
@@ -155,6 +156,11 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       ->check(CLI::Range(1, 1000))
       ->group("Matrix");
 
+  app.add_option("--throughput-n", throughput_n,
+                 "Measure each GPU kernel's throughput at this many elements, once, where smaller cells cannot "
+                 "reach bandwidth (default 2^26; 0: not measured)")
+      ->type_name("N")
+      ->group("Running");
   app.add_option("--backend", backend, "auto (CUDA when a GPU is present), cuda, cpu (the CPU models)")
       ->group("Running");
   app.add_option("--format", o.format, "table, json, csv, md, html")->group("Output");
@@ -170,6 +176,10 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       ->type_name("FILE")
       ->group("Input");
   app.add_flag("-q,--quiet", o.quiet, "No progress bar")->group("Output");
+  app.add_flag("--phase-times", o.phase_times,
+               "Print where the run's time went (inputs, references, kernel runs, model checks, ...) on standard "
+               "error")
+      ->group("Output");
   app.add_flag("--gallery", o.gallery,
                "The seed gallery's table (v1..v6, atomics, cg, cluster, two-stage): speed next to accuracy and "
                "determinism, for --dtype fp32, fp16, bf16 (default: all three)")
@@ -210,6 +220,11 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       const auto n = parse_size(s);
       if (!n) throw UsageError{fmt::format("bad --n '{}' (a whole number up to 2^40: 1024, 1e6, 2^20, 2^20+3)", s)};
       o.sizes.push_back(*n);
+    }
+    if (!throughput_n.empty()) {
+      const auto n = parse_size(throughput_n);
+      if (!n) throw UsageError{fmt::format("bad --throughput-n '{}' (a whole number up to 2^40, or 0)", throughput_n)};
+      o.throughput_n = *n;
     }
     for (const auto& s : seeds) {
       const auto v = parse_u64(s);

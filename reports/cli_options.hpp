@@ -35,6 +35,7 @@ struct CliOptions {
   std::optional<std::int64_t> rows, cols;
   bool full = false;
   int runs = 0;  // repeated runs per configuration (0: the default)
+  std::optional<std::int64_t> throughput_n;  // the size throughput is measured at (0: not measured)
 
   BackendChoice backend = BackendChoice::automatic;
   std::string format = "table";  // validated by reports/
@@ -55,6 +56,7 @@ struct CliOptions {
   bool gallery = false;
 
   bool quiet = false;
+  bool phase_times = false;  // where the run's time went, on standard error
   std::string command_line;  // as typed, for the report's header
 };
 

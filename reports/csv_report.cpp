@@ -17,9 +17,9 @@ constexpr const char* kColumns[] = {
     "distribution", "n",        "seed",       "rows",              "cols",
     "axis",      "saturation",  "reference_rounded", "reference_exact", "result",
     "component", "ulp_error",   "rel_error",  "condition",         "bound_ratio",
-    "error_note", "correctly_rounded", "matches_model", "runs",    "distinct_results",
+    "error_note", "correctly_rounded", "matches_model", "models_checked", "runs", "distinct_results",
     "configs",   "distinct_across_configs", "permutations", "distinct_across_permutations", "gbps",
-    "fraction_of_cub", "fraction_of_copy", "status", "note"};
+    "fraction_of_cub", "fraction_of_copy", "throughput_n", "status", "note"};
 
 // RFC 4180: quote a field holding a comma, a quote or a line break; double the quotes.
 std::string field(const std::string& s) {
@@ -59,11 +59,12 @@ void write_csv(const Report& report, std::ostream& out) {
         c.axis, c.saturation, c.reference_rounded, c.reference_exact, c.result, c.component,
         number_field(c.ulp_error), number_field(c.rel_error), number_field(c.condition),
         number_field(c.bound_ratio), error_note_for_export(c), c.correctly_rounded ? "true" : "false",
-        c.matches_model ? (*c.matches_model ? "true" : "false") : "",
+        c.matches_model ? (*c.matches_model ? "true" : "false") : "", optional_field(c.models_checked),
         fmt::to_string(c.runs), fmt::to_string(c.distinct_results), fmt::to_string(c.configs),
         fmt::to_string(c.distinct_across_configs), optional_field(c.permutations),
         optional_field(c.distinct_across_permutations), number_field(c.gbps),
-        number_field(c.fraction_of_cub), number_field(c.fraction_of_copy), c.status, c.note};
+        number_field(c.fraction_of_cub), number_field(c.fraction_of_copy), optional_field(c.throughput_n), c.status,
+        c.note};
     line.clear();
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (i > 0) line += ',';

@@ -52,6 +52,7 @@ ojson cell_to_json(const Cell& c) {
   j["error_note"] = error_note_for_export(c);
   j["correctly_rounded"] = c.correctly_rounded;
   j["matches_model"] = optional_value(c.matches_model);
+  j["models_checked"] = optional_value(c.models_checked);
   j["runs"] = c.runs;
   j["distinct_results"] = c.distinct_results;
   j["configs"] = c.configs;
@@ -61,6 +62,7 @@ ojson cell_to_json(const Cell& c) {
   j["gbps"] = number_or_null(c.gbps);
   j["fraction_of_cub"] = number_or_null(c.fraction_of_cub);
   j["fraction_of_copy"] = number_or_null(c.fraction_of_copy);
+  j["throughput_n"] = optional_value(c.throughput_n);
   j["status"] = c.status;
   j["note"] = c.note;
   return j;
@@ -192,6 +194,7 @@ Cell cell_from_json(const Fields& f) {
   c.error_note = f.text("error_note");
   c.correctly_rounded = f.boolean("correctly_rounded");
   c.matches_model = f.boolean_or_null("matches_model");
+  if (auto m = f.integer_or_null("models_checked", 0, kIntMax)) c.models_checked = static_cast<int>(*m);
   c.runs = static_cast<int>(f.integer("runs", 0, kIntMax));
   c.distinct_results = static_cast<int>(f.integer("distinct_results", 0, kIntMax));
   c.configs = static_cast<int>(f.integer("configs", 0, kIntMax));
@@ -202,6 +205,7 @@ Cell cell_from_json(const Fields& f) {
   c.gbps = f.number_or_null("gbps");
   c.fraction_of_cub = f.number_or_null("fraction_of_cub");
   c.fraction_of_copy = f.number_or_null("fraction_of_copy");
+  c.throughput_n = f.integer_or_null("throughput_n", 0, std::numeric_limits<std::int64_t>::max());
   c.status = f.text("status");
   if (c.status != "ok" && !c.status.starts_with("failed: "))
     f.fail(f.where("status"), fmt::format("\"{}\" is neither \"ok\" nor \"failed: reason\"", c.status));

@@ -2,6 +2,9 @@
 // Runs one reducer over a problem in a shape's order (host). Instantiated once
 // per input format, in model_<format>.cpp.
 #include <algorithm>
+#include <optional>
+#include <utility>
+#include <variant>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -21,6 +24,26 @@ inline std::vector<float> widen(const TypedArray& a) {
   });
   return out;
 }
+
+// The same without a copy where none is needed: fp32 arrays are read
+// in place, the narrower formats widened into a copy.
+class FloatValues {
+ public:
+  explicit FloatValues(const TypedArray& a) {
+    if (const auto* f = std::get_if<std::vector<float>>(&a.data())) {
+      data_ = f->data();
+      return;
+    }
+    copy_ = widen(a);
+    data_ = copy_.data();
+  }
+  const float* data() const { return data_; }
+  float operator[](std::size_t i) const { return data_[i]; }
+
+ private:
+  std::vector<float> copy_;
+  const float* data_ = nullptr;
+};
 
 // splitmix64 (Steele, Lea, Flood 2014): the arrival order of atomic partials.
 inline std::uint64_t splitmix64(std::uint64_t& s) {
@@ -83,10 +106,10 @@ Finished reduce_one(const Job& job, const ReductionProblem& pb, const float* x, 
 template <class Fmt>
 ReductionResult run_model_in(const KernelSpec& spec, const ReductionProblem& pb, const LaunchConfig& cfg,
                              std::uint64_t seed) {
-  const std::vector<float> xs = widen(*pb.x);
-  const std::vector<float> ys = pb.y ? widen(*pb.y) : std::vector<float>{};
+  const FloatValues xs(*pb.x);
+  const std::optional<FloatValues> ys = pb.y ? std::optional<FloatValues>(std::in_place, *pb.y) : std::nullopt;
   const float* x = xs.data();
-  const float* y = pb.y ? ys.data() : nullptr;
+  const float* y = ys ? ys->data() : nullptr;
   const Job job{spec, cfg, seed, vector_width(spec.in), pb.axis};
   const int comps = components(spec.op);
   ReductionResult res;
@@ -104,8 +127,10 @@ ReductionResult run_model_in(const KernelSpec& spec, const ReductionProblem& pb,
       if constexpr (!gathers_norm_statistics<R>::value) {
         throw std::logic_error("model: the reducer table gave a normalisation a reducer without its statistics");
       } else {
-        const std::vector<float> gs = pb.gamma ? widen(*pb.gamma) : std::vector<float>(pb.cols, 1.0f);
-        const std::vector<float> bs = pb.beta ? widen(*pb.beta) : std::vector<float>(pb.cols, 0.0f);
+        const TypedArray ones(std::vector<float>(std::size_t(pb.cols), 1.0f));
+        const TypedArray zeros(std::vector<float>(std::size_t(pb.cols), 0.0f));
+        const FloatValues gs(pb.gamma ? *pb.gamma : ones);
+        const FloatValues bs(pb.beta ? *pb.beta : zeros);
         for (std::int64_t r = 0; r < pb.rows; ++r) {
           const float* row = x + r * pb.cols;
           const Finished stats = reduce_one<R>(job, pb, row, nullptr, pb.cols, 1);

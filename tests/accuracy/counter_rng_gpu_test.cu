@@ -10,7 +10,7 @@
 
 #include <cuda_runtime.h>
 
-#include "accuracy/counter_rng.hpp"
+#include "kernels/counter_rng.hpp"
 
 namespace ulpscope {
 namespace {

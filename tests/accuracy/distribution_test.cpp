@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "accuracy/counter_rng.hpp"
+#include "kernels/counter_rng.hpp"
 #include "formats/round_to_dtype.hpp"
 
 namespace ulpscope {

@@ -1,0 +1,56 @@
+#pragma once
+// The cores a run may use, as one pool of worker threads (Boost.Asio's
+// thread_pool): the CPU models' cells, the references, the permuted copies
+// and, on the GPU backend, the model checks of cells whose GPU runs are done,
+// while the GPU goes on with the next cell. Only the thread that owns the
+// pool waits on its futures, so a task never waits for another.
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace ulpscope {
+
+class WorkPool {
+ public:
+  // 0: one thread per hardware thread.
+  explicit WorkPool(unsigned threads = 0)
+      : threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())), pool_(threads_) {}
+  ~WorkPool() { pool_.join(); }
+  WorkPool(const WorkPool&) = delete;
+  WorkPool& operator=(const WorkPool&) = delete;
+
+  unsigned threads() const { return threads_; }
+
+  template <class F>
+  auto submit(F f) -> std::future<std::invoke_result_t<F>> {
+    using R = std::invoke_result_t<F>;
+    auto task = std::make_shared<std::packaged_task<R()>>(std::move(f));
+    std::future<R> done = task->get_future();
+    boost::asio::post(pool_, [task] { (*task)(); });
+    return done;
+  }
+
+  // f(begin, end) over [0, count) in about one chunk per thread; returns when
+  // every chunk is done, rethrowing the first exception.
+  template <class F>
+  void for_chunks(std::int64_t count, F f) {
+    const std::int64_t parts = std::clamp<std::int64_t>(count / 4096, 1, threads_);
+    std::vector<std::future<void>> chunks;
+    for (std::int64_t k = 0; k < parts; ++k)
+      chunks.push_back(submit([&f, b = count * k / parts, e = count * (k + 1) / parts] { f(b, e); }));
+    for (auto& c : chunks) c.get();
+  }
+
+ private:
+  unsigned threads_;
+  boost::asio::thread_pool pool_;
+};
+
+}  // namespace ulpscope
