@@ -819,12 +819,42 @@ InputCase make_input(Dtype dtype, const DistributionSpec& dist, std::int64_t n, 
 }
 
 // The throughput phase: each kernel whose cells were too small to time is
-// timed once on a generated input of settings.throughput_n elements (normal
-// values, rows of row_cols for the row-wise ops), and its cells take that
-// figure.
+// timed once on a generated input of settings.throughput_n elements (rows of
+// row_cols for the row-wise ops), and its cells take that figure.
+// The throughput phase's input: uniform values in [-1, 1) (never zeros: a
+// kernel's speed is measured on data it really adds), x and y, generated in
+// slices on the pool's threads; only the bytes' count and kind matter here.
+InputCase throughput_input(Dtype d, std::int64_t n, std::int64_t cols, WorkPool& pool) {
+  constexpr std::int64_t kSlice = std::int64_t(1) << 20;
+  InputCase in;
+  in.dtype = d;
+  in.n = n;
+  in.distribution = "uniform";
+  in.own_x = TypedArray(d, std::size_t(n));
+  in.y.emplace(d, std::size_t(n));
+  std::vector<std::future<void>> slices;
+  for (std::int64_t b = 0; b < n; b += kSlice)
+    slices.push_back(pool.submit([&in, d, b, len = std::min(kSlice, n - b)] {
+      GeneratedInput g = generate({Distribution::uniform, std::nullopt}, d, len, std::uint64_t(b / kSlice) + 1, true);
+      std::visit(
+          [&](auto& x) {
+            using V = std::decay_t<decltype(x)>;
+            const V& gx = std::get<V>(g.x.data());
+            const V& gy = std::get<V>(g.y->data());
+            std::copy(gx.begin(), gx.end(), x.begin() + b);
+            std::copy(gy.begin(), gy.end(), std::get<V>(in.y->data()).begin() + b);
+          },
+          in.own_x.data());
+    }));
+  for (auto& f : slices) f.get();
+  in.gamma = generate({Distribution::uniform, std::nullopt}, d, cols, 2).x;
+  in.beta = generate({Distribution::normal, std::nullopt}, d, cols, 3).x;
+  return in;
+}
+
 void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const MatrixRunner& runner,
                         const std::map<std::string, ThroughputJob>& jobs, std::vector<Cell>& cells,
-                        PhaseTimes* clock) {
+                        WorkPool& pool, PhaseTimes* clock) {
   const auto scope = timed(clock, Phase::throughput);
   std::map<std::string, std::optional<GpuBackend::Timing>> timings;
   std::map<std::string, std::int64_t> sizes;
@@ -834,7 +864,8 @@ void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const MatrixRu
       if (job.in != d) continue;
       const std::int64_t cols = job.axis == Axis::all ? s.throughput_n : std::min(s.row_cols, s.throughput_n);
       const std::int64_t rows = s.throughput_n / cols;
-      if (!in || in->n != rows * cols) in = make_input(d, {Distribution::normal, std::nullopt}, rows * cols, 1, cols);
+      if (!in || in->n != rows * cols || in->gamma.size() != std::size_t(cols))
+        in = throughput_input(d, rows * cols, cols, pool);
       ReductionProblem p;
       p.op = job.op;
       p.axis = job.axis;
@@ -864,7 +895,7 @@ void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const MatrixRu
     }
   }
   for (Cell& c : cells) {
-    if (c.gbps || c.status != "ok") continue;
+    if (c.gbps || c.status != "ok" || c.n == 0) continue;  // an empty input has no throughput to speak of
     const auto it = timings.find(throughput_key(c));
     if (it != timings.end() && it->second && it->second->bytes_per_run > 0)
       runner.set_throughput(c, *it->second, sizes.at(it->first));
@@ -945,9 +976,13 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
           in.distribution = user_input->name;
           in.n = std::int64_t(user_input->values.size());
           in.user_x = &user_input->values;
-          const std::int64_t cols = std::max<std::int64_t>(user_input->cols, 1);
-          in.gamma = generate({Distribution::uniform, std::nullopt}, in.dtype, cols, 1).x;
-          in.beta = generate({Distribution::normal, std::nullopt}, in.dtype, cols, 2).x;
+          // The norms' weights, one per column of the user's rows (a 1-D
+          // file is one row): made only when a norm is measured.
+          if (std::any_of(s.ops.begin(), s.ops.end(), is_elementwise_output)) {
+            const std::int64_t cols = std::max<std::int64_t>(user_input->cols, 1);
+            in.gamma = generate({Distribution::uniform, std::nullopt}, in.dtype, cols, 1).x;
+            in.beta = generate({Distribution::normal, std::nullopt}, in.dtype, cols, 2).x;
+          }
         } else {
           in = make_input(jobs[j].dtype, jobs[j].dist, jobs[j].n, jobs[j].seed, s.row_cols);
         }
@@ -968,7 +1003,7 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
   }
   if (progress.update && done < total) progress.update(total, total);
   if (gpu && s.throughput_n > 0 && !throughput_jobs.empty())
-    measure_throughput(s, *gpu, runner, throughput_jobs, result.cells, clock);
+    measure_throughput(s, *gpu, runner, throughput_jobs, result.cells, pool, clock);
   return result;
 }
 

@@ -57,13 +57,17 @@ def main():
     ap.add_argument("--reports", default=",".join(REPORTS), help="default reports to time: " + ", ".join(REPORTS))
     ap.add_argument("--workdir", default=None, help="where the .npy files and logs go (default: a temporary folder)")
     ap.add_argument("--json", default=None, help="also write the results as JSON to this file")
+    ap.add_argument("--timeout", type=int, default=0, help="stop a run after this many seconds (exit 124)")
+    ap.add_argument("--extra", default="", help="more arguments for every run, e.g. --extra=--phase-times")
     args = ap.parse_args()
 
     if not os.access(args.binary, os.X_OK):
         sys.exit(f"tool_bench: {args.binary} is not an executable (build first, or give --binary)")
     work = args.workdir or tempfile.mkdtemp(prefix="ulpscope-bench-")
     os.makedirs(work, exist_ok=True)
-    base = [args.binary, "--backend", args.backend, "--quiet"]
+    # timeout(1) waits for its child, so wait4 reports the child's peak memory too.
+    limit = ["timeout", str(args.timeout)] if args.timeout > 0 else []
+    base = limit + [args.binary, "--backend", args.backend, "--quiet"] + args.extra.split()
     rows = []
 
     sizes = [int(s) for s in args.log2_sizes.split(",") if s]
@@ -75,6 +79,7 @@ def main():
         status, wall, rss = run(cmd, os.path.join(work, f"in{log2n}.log"))
         rows.append({"run": f"--input 2^{log2n} fp32, --op sum", "bytes": (1 << log2n) * 4, "status": status,
                      "seconds": wall, "peak_mib": rss, "command": " ".join(cmd)})
+        print(f"tool_bench: {rows[-1]['run']}: exit {status}, {wall:.2f} s, {rss:.0f} MiB", file=sys.stderr, flush=True)
         os.remove(npy)  # keep the disk free for the next size
 
     for name in [r for r in args.reports.split(",") if r]:
@@ -84,6 +89,7 @@ def main():
         status, wall, rss = run(cmd, os.path.join(work, f"{name}.log"))
         rows.append({"run": " ".join(REPORTS[name]), "bytes": None, "status": status, "seconds": wall,
                      "peak_mib": rss, "command": " ".join(cmd)})
+        print(f"tool_bench: {rows[-1]['run']}: exit {status}, {wall:.2f} s, {rss:.0f} MiB", file=sys.stderr, flush=True)
 
     print(f"accuracy_report on {platform.node()}, backend {args.backend}, {time.strftime('%Y-%m-%d')}\n")
     print("| run | exit | wall (s) | peak memory (MiB) |")

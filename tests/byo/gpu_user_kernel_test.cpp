@@ -1,6 +1,7 @@
 // A user's CUDA kernel through the run matrix on the GPU (GpuBackend::run_launch
 // and time_launch): its bits against its host model, its throughput, and a
 // launch error reaching the cell. Skips without a CUDA device.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -43,15 +44,19 @@ class GpuUserKernel : public ::testing::Test {
   }
 };
 
-// A timed GPU cell has a positive throughput; an empty input reads no bytes,
-// so its throughput is unknown.
+// A timed GPU cell has a positive throughput, measured at the default
+// throughput size or at its own n when larger; an empty input reads no
+// bytes, so its throughput is unknown.
 void expect_throughput(const Cell& c) {
   if (c.n == 0) {
     EXPECT_FALSE(c.gbps);
+    EXPECT_FALSE(c.throughput_n);
     return;
   }
   ASSERT_TRUE(c.gbps);
   EXPECT_GT(*c.gbps, 0);
+  ASSERT_TRUE(c.throughput_n);
+  EXPECT_EQ(*c.throughput_n, std::max<std::int64_t>(c.n, std::int64_t(1) << 26));
 }
 
 TEST_F(GpuUserKernel, MatchesItsModelBitForBitAndIsTimed) {
