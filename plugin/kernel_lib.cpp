@@ -3,10 +3,12 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "plugin/ulpscope_plugin.h"
 
@@ -57,13 +59,51 @@ void check_status(int status, std::array<char, 512>& error, const std::string& k
   throw std::runtime_error(fmt::format("{} ({}): {}", kernel, what, why));
 }
 
+std::size_t value_bytes(std::int32_t dtype) {
+  switch (dtype) {
+    case ULPSCOPE_FP64: return 8;
+    case ULPSCOPE_FP32: return 4;
+    case ULPSCOPE_FP16:
+    case ULPSCOPE_BF16: return 2;
+    default: return 1;
+  }
+}
+
+bool all_bytes(const unsigned char* p, std::size_t n, unsigned char b) {
+  return std::all_of(p, p + n, [b](unsigned char x) { return x == b; });
+}
+
+// A call that returns 0 must have written every value of out (issue 43). A
+// value still all 0xFF bytes may be a real result (a NaN: 0xFF is one in
+// fp8_e4m3), so the call is made again on zeros: a value left as both fills
+// was never written.
+void call_and_check_output(ulpscope_host_fn f, const ulpscope_call& c, const std::string& kernel, const char* what) {
+  auto* out = static_cast<unsigned char*>(c.out);
+  const std::size_t width = value_bytes(c.out_dtype);
+  const std::size_t count = std::size_t(ulpscope_output_count(&c));
+  const std::size_t bytes = count * width;
+  std::array<char, 512> error{};
+  std::memset(out, 0xFF, bytes);
+  check_status(f(&c, error.data(), error.size()), error, kernel, what);
+  std::vector<std::size_t> suspects;
+  for (std::size_t i = 0; i < count; ++i)
+    if (all_bytes(out + i * width, width, 0xFF)) suspects.push_back(i);
+  if (suspects.empty()) return;
+  std::memset(out, 0x00, bytes);
+  error = {};
+  check_status(f(&c, error.data(), error.size()), error, kernel, what);
+  const std::size_t unwritten = std::size_t(std::count_if(
+      suspects.begin(), suspects.end(), [&](std::size_t i) { return all_bytes(out + i * width, width, 0x00); }));
+  if (unwritten > 0)
+    throw std::runtime_error(fmt::format("{} ({}): did not write its output ({} of {} values left as filled)", kernel,
+                                         what, unwritten, count));
+}
+
 std::function<void(const KernelArgs&)> host_function(std::shared_ptr<void> lib, ulpscope_host_fn f,
                                                      std::string kernel, const char* what) {
   if (f == nullptr) return {};
   return [lib = std::move(lib), f, kernel = std::move(kernel), what](const KernelArgs& a) {
-    const ulpscope_call c = to_call(a);
-    std::array<char, 512> error{};
-    check_status(f(&c, error.data(), error.size()), error, kernel, what);
+    call_and_check_output(f, to_call(a), kernel, what);
   };
 }
 

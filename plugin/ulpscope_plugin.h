@@ -17,7 +17,8 @@
  * cols = n. The suite owns every buffer: x, y, gamma and beta are read-only
  * and valid during the call only; out holds exactly
  * ulpscope_output_count() values of the output format and every one must be
- * written. Host functions get host pointers; device functions get device
+ * written: a host function that returns 0 and leaves a value as the suite
+ * filled it fails the cell ("did not write its output"). Host functions get host pointers; device functions get device
  * pointers (CUDA) and a cudaStream_t to enqueue on: the suite synchronises
  * the stream and checks CUDA's errors itself.
  *

@@ -102,5 +102,32 @@ TEST(KernelLibCli, TheGateReRunsABaselineOfUserKernels) {
       << without.output;
 }
 
+// Issue 43: a plug-in that returns 0 without writing out gets failed cells
+// naming the kernel (it got "ok" in all of them), and the run exits 1.
+TEST(KernelLibCli, AKernelThatDoesNotWriteItsOutputGetsFailedCells) {
+  test::ScratchDir dir;
+  const auto out = (dir / "r.json").string();
+  const auto r = run("--kernel-lib " + std::string(BYO_LAZY_PLUGIN) +
+                     " --backend cpu -q --dist normal,constant --n 1000 --cols 100 --seed 1 --format json --out " + out);
+  EXPECT_EQ(r.status, 1) << r.output;
+  const auto doc = nlohmann::json::parse(test::read_text(out));
+  std::size_t lazy = 0, half = 0, all_ones = 0;
+  for (const auto& c : doc["cells"]) {
+    const std::string status = c["status"];
+    if (c["shape"] == "all_ones_sum") {
+      EXPECT_EQ(status.find("did not write"), std::string::npos) << status;
+      ++all_ones;
+      continue;
+    }
+    EXPECT_NE(status.find(c["shape"].get<std::string>() + " (run_host): did not write its output"), std::string::npos)
+        << status;
+    lazy += c["shape"] == "lazy_sum";
+    half += c["shape"] == "half_sum";
+  }
+  EXPECT_EQ(lazy, 2u);
+  EXPECT_EQ(half, 2u);
+  EXPECT_EQ(all_ones, 2u);
+}
+
 }  // namespace
 }  // namespace ulpscope

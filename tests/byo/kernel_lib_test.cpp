@@ -100,5 +100,34 @@ TEST(KernelLib, ALibraryOfAnotherAbiVersion) {
                      "plugin/ulpscope_plugin.h)");
 }
 
+// Issue 43: a host call that returns 0 but leaves out as the suite filled it
+// is an error, not an "ok" cell; a result whose bytes are all ones (a NaN) is
+// not mistaken for one never written.
+TEST(KernelLib, AKernelThatDoesNotWriteItsOutputFails) {
+  const auto kernels = load_kernel_lib(BYO_LAZY_PLUGIN);
+  ASSERT_EQ(kernels.size(), 3u);
+  const float x[6] = {1, 2, 3, 4, 5, 6};
+  auto call = [&](const UserKernel& k, Axis axis, std::int64_t rows, std::int64_t cols, std::uint32_t* out) {
+    KernelArgs a;
+    a.op = Op::sum;
+    a.axis = axis;
+    a.rows = rows;
+    a.cols = cols;
+    a.x = x;
+    a.out = out;
+    try {
+      k.run_host(a);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(written)");
+  };
+  std::uint32_t out[3] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
+  EXPECT_EQ(call(kernels[0], Axis::all, 1, 6, out), "lazy_sum (run_host): did not write its output (1 of 1 values left as filled)");
+  EXPECT_EQ(call(kernels[1], Axis::inner, 3, 2, out), "half_sum (run_host): did not write its output (2 of 3 values left as filled)");
+  EXPECT_EQ(call(kernels[2], Axis::all, 1, 6, out), "(written)");
+  EXPECT_EQ(out[0], 0xFFFFFFFFu);
+}
+
 }  // namespace
 }  // namespace ulpscope
