@@ -107,7 +107,7 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
 std::vector<UserKernel> user_kernels_from(const CliOptions& o, MatrixSettings& s, bool from_baseline) {
   std::vector<UserKernel> all;
   for (const auto& path : o.kernel_libs)
-    for (auto& k : load_kernel_lib(path)) {
+    for (auto& k : load_kernel_lib(path, PluginCalls{o.kernel_timeout})) {
       for (const UserKernel& other : all)
         if (other.name == k.name)
           throw UsageProblem(fmt::format("--kernel-lib: two kernels named '{}' ({} and {})", k.name, other.library,

@@ -171,6 +171,11 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
                  "Measure the kernels a plug-in library exports (plugin/ulpscope_plugin.h); repeatable")
       ->type_name("FILE")
       ->group("Input");
+  app.add_option("--kernel-timeout", o.kernel_timeout,
+                 "Seconds a plug-in's host call may take (default 60); each runs in a child process, so a crash, "
+                 "exit, abort, hang or write past its output fails that cell only; 0: in this process, no limit")
+      ->type_name("SECONDS")
+      ->group("Input");
   app.add_flag("-q,--quiet", o.quiet, "No progress bar")->group("Output");
   app.add_flag("--gallery", o.gallery,
                "The seed gallery's table (v1..v6, atomics, cg, cluster, two-stage): speed next to accuracy and "
@@ -235,6 +240,8 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       throw UsageError{fmt::format("bad --ulp-tolerance {} (a number >= 0)", *o.ulp_tolerance)};
     if (o.throughput_tolerance && !(*o.throughput_tolerance >= 0 && *o.throughput_tolerance <= 1))
       throw UsageError{fmt::format("bad --throughput-tolerance {} (a number in [0, 1])", *o.throughput_tolerance)};
+    if (!(std::isfinite(o.kernel_timeout) && o.kernel_timeout >= 0))
+      throw UsageError{fmt::format("bad --kernel-timeout {} (seconds >= 0; 0: no child process)", o.kernel_timeout)};
     if (o.gallery) {
       // The gallery runs its own matrix: a flag it would ignore is refused, so
       // that "--gallery --baseline b.json --gate" cannot pass a CI gate unseen.
