@@ -105,8 +105,9 @@ bool wait_for(pid_t child, double timeout_s, int& wstatus) {
     pollfd p{fd, POLLIN, 0};
     int ready = 0;
     do {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      ready = ::poll(&p, 1, int(std::max<std::int64_t>(0, left.count()) + 1));
+      // In double: a timeout of 1e300 s must not overflow an integer count.
+      const double left_ms = std::chrono::duration<double, std::milli>(deadline - std::chrono::steady_clock::now()).count();
+      ready = ::poll(&p, 1, int(std::clamp(left_ms, 0.0, 1e9)) + 1);
     } while (ready < 0 && errno == EINTR);
     ::close(fd);
     if (ready == 0) return false;

@@ -256,8 +256,9 @@ int run(const CliOptions& o) {
     if (const std::string why = settings_problem(settings); !why.empty()) throw UsageProblem(o.baseline_path + ": " + why);
   }
   const std::vector<UserKernel> kernels = user_kernels_from(o, settings, baseline.has_value());
-  const std::optional<UserInput> user = user_input_from(o, settings);
+  // The flags' matrix (an --input file's shape is its reader's to check).
   if (const std::string why = settings_problem(settings); !why.empty()) throw UsageProblem(why);
+  const std::optional<UserInput> user = user_input_from(o, settings);
 
   const std::unique_ptr<GpuBackend> gpu = open_backend(o);
 

@@ -78,6 +78,16 @@ TEST(InputCli, MalformedOrMissingFilesExit2WithOneLine) {
   }
 }
 
+// The settings check of issue 43 applies to the flags' matrix, not to the
+// shape of an --input file: an empty array (row width 0) is still measured.
+TEST(InputCli, AnEmptyNpyFileIsStillMeasured) {
+  const auto path = temp_dir() / "empty.npy";
+  write_npy_f4(path, {});
+  const ProgramRun r = run("--input " + path.string() + " --op sum --accumulator fp32 --backend cpu -q --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_FALSE(nlohmann::json::parse(r.out)["cells"].empty());
+}
+
 // Issue 43: float64 data is rounded to fp32 without --dtype; that is said,
 // in one line on stderr, not done silently.
 TEST(InputCli, Float64DataRoundedToFp32IsSaid) {
