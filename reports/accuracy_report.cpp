@@ -198,14 +198,15 @@ int run_gallery(const CliOptions& o) {
   return 0;
 }
 
-// The outputs, before anything runs (issue 43): an input of the same run, a
-// non-regular file, a link or a missing directory is refused at once.
+// The outputs, before anything runs (issue 43): another file of the same
+// run, a non-regular file, a link or a missing directory is refused at once.
 void check_outputs(const CliOptions& o) {
-  std::vector<std::filesystem::path> inputs = {o.input_path, o.baseline_path, o.current_path};
-  inputs.insert(inputs.end(), o.kernel_libs.begin(), o.kernel_libs.end());
-  if (!o.out_path.empty()) check_output_path(o.out_path, "--out", inputs);
-  inputs.push_back(o.out_path);
-  if (!o.gate_summary_path.empty()) check_output_path(o.gate_summary_path, "--gate-summary", inputs);
+  std::vector<NamedPath> others = {
+      {o.input_path, "--input"}, {o.baseline_path, "--baseline"}, {o.current_path, "--current"}};
+  for (const auto& lib : o.kernel_libs) others.push_back({lib, "--kernel-lib"});
+  if (!o.out_path.empty()) check_output_path(o.out_path, "--out", others);
+  others.push_back({o.out_path, "--out"});
+  if (!o.gate_summary_path.empty()) check_output_path(o.gate_summary_path, "--gate-summary", others);
 }
 
 // Why a run made no cell: shapes this backend cannot run, or ops that do not

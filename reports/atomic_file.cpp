@@ -95,7 +95,7 @@ class HoldTerminationSignals {
 
 }  // namespace
 
-void check_output_path(const fs::path& target, std::string_view flag, const std::vector<fs::path>& inputs) {
+void check_output_path(const fs::path& target, std::string_view flag, const std::vector<NamedPath>& others) {
   auto refuse = [&](const std::string& why) {
     throw OutputFileError(fmt::format("{} {}: {}", flag, target.string(), why));
   };
@@ -105,11 +105,11 @@ void check_output_path(const fs::path& target, std::string_view flag, const std:
     refuse("is a symbolic link: name the file itself (the report would replace the link, not its target)");
   if (const std::string what = not_regular(here); !what.empty())
     refuse(fmt::format("is {}, not a regular file", what));
-  for (const fs::path& input : inputs) {
-    if (input.empty()) continue;
-    const bool same = fs::equivalent(target, input, ec) ||
-                      fs::weakly_canonical(target, ec) == fs::weakly_canonical(input, ec);
-    if (same) refuse(fmt::format("is also an input of this run ({}); write elsewhere", input.string()));
+  for (const auto& [other, other_flag] : others) {
+    if (other.empty()) continue;
+    const bool same = fs::equivalent(target, other, ec) ||
+                      fs::weakly_canonical(target, ec) == fs::weakly_canonical(other, ec);
+    if (same) refuse(fmt::format("is also this run's {} {}; write elsewhere", other_flag, other.string()));
   }
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   const fs::file_status d = fs::status(dir, ec);

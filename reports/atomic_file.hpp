@@ -9,6 +9,7 @@
 // of the same run; SIGINT and SIGTERM remove the temporary file.
 #include <filesystem>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,10 +25,17 @@ struct OutputFileError : std::runtime_error {
 // is untouched.
 void write_file_atomically(const std::filesystem::path& target, std::string_view content);
 
+// Another file of the same run, and the flag that names it ("--baseline").
+struct NamedPath {
+  std::filesystem::path path;
+  std::string flag;
+};
+
 // Before a run: throws OutputFileError when target (given as `flag`) exists
 // and is not a regular file, is a symbolic link, is the same file as one of
-// inputs, or when its directory is missing, not a directory or not writable.
+// others (under any spelling), or when its directory is missing, not a
+// directory or not writable.
 void check_output_path(const std::filesystem::path& target, std::string_view flag,
-                       const std::vector<std::filesystem::path>& inputs);
+                       const std::vector<NamedPath>& others);
 
 }  // namespace ulpscope

@@ -137,18 +137,19 @@ TEST(AtomicFile, RefusesTargetsThatAreNotRegularFiles) {
 TEST(AtomicFile, CheckOutputPath) {
   test::ScratchDir dir;
   test::write_text(dir / "in.npy", "data");
-  EXPECT_NO_THROW(check_output_path(dir / "new.json", "--out", {dir / "in.npy"}));
-  EXPECT_NO_THROW(check_output_path(dir / "in.npy.json", "--out", {dir / "in.npy", ""}));
-  const auto message = [&](const std::filesystem::path& target, const std::vector<std::filesystem::path>& inputs) {
+  const NamedPath input{dir / "in.npy", "--input"};
+  EXPECT_NO_THROW(check_output_path(dir / "new.json", "--out", {input}));
+  EXPECT_NO_THROW(check_output_path(dir / "in.npy.json", "--out", {input, {"", "--baseline"}}));
+  const auto message = [&](const std::filesystem::path& target, const std::vector<NamedPath>& others) {
     try {
-      check_output_path(target, "--out", inputs);
+      check_output_path(target, "--out", others);
     } catch (const OutputFileError& e) {
       return std::string(e.what());
     }
     return std::string("accepted");
   };
-  EXPECT_NE(message(dir / "in.npy", {dir / "in.npy"}).find("is also an input of this run"), std::string::npos);
-  EXPECT_NE(message(dir / "sub" / ".." / "in.npy", {dir / "in.npy"}).find("is also an input"), std::string::npos);
+  EXPECT_NE(message(dir / "in.npy", {input}).find("in.npy: is also this run's --input "), std::string::npos);
+  EXPECT_NE(message(dir / "." / "in.npy", {input}).find("is also this run's --input"), std::string::npos);
   EXPECT_NE(message(dir / "missing" / "r.json", {}).find("does not exist"), std::string::npos);
   EXPECT_NE(message(dir / "in.npy" / "r.json", {}).find("is not a directory"), std::string::npos);
   EXPECT_EQ(test::read_text(dir / "in.npy"), "data");

@@ -201,8 +201,13 @@ TEST_F(GateCli, AnOutputThatIsAnInputIsRefused) {
                                       " --gate-summary " + same}) {
     const auto r = run(args);
     EXPECT_EQ(r.status, 2) << args << ": " << r.output;
-    EXPECT_NE(r.output.find("is also an input of this run"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("is also this run's --baseline"), std::string::npos) << r.output;
   }
+  // Nor the other output.
+  const auto both = run("--backend cpu -q --baseline " + path("base.json") + " --gate --out " + path("twice.md") +
+                        " --gate-summary " + path("twice.md"));
+  EXPECT_EQ(both.status, 2) << both.output;
+  EXPECT_NE(both.output.find("is also this run's --out"), std::string::npos) << both.output;
   EXPECT_EQ(test::read_text(path("base.json")), before);
 }
 
