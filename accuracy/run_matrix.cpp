@@ -80,6 +80,19 @@ MatrixSettings settings_from_json(const std::string& text) {
     }
     return out;
   };
+  // Whole numbers only, and no narrowing that would hide an absurd value
+  // (issue 43); the ranges are settings_problem's.
+  auto integer = [&](const char* key) {
+    const nlohmann::json& v = j.at(key);
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
+      throw std::invalid_argument(fmt::format("settings: {} {} is not a whole number in range", key, v.dump()));
+    return v.get<std::int64_t>();
+  };
+  auto small = [&](const char* key) {
+    const std::int64_t v = integer(key);
+    if (v < INT32_MIN || v > INT32_MAX) throw std::invalid_argument(fmt::format("settings: {} {} is out of range", key, v));
+    return int(v);
+  };
   MatrixSettings s;
   try {
     s.ops = enums("ops", kOpNames);
@@ -97,15 +110,24 @@ MatrixSettings settings_from_json(const std::string& text) {
       if (!d) throw std::invalid_argument("settings: " + why);
       s.distributions.push_back(*d);
     }
-    s.sizes = j.at("sizes").get<std::vector<std::int64_t>>();
+    for (const auto& n : j.at("sizes")) {
+      if (!n.is_number_integer()) throw std::invalid_argument("settings: size " + n.dump() + " is not a whole number");
+      s.sizes.push_back(n.get<std::int64_t>());
+    }
     s.seeds = j.at("seeds").get<std::vector<std::uint64_t>>();
-    if (!j.at("out_dtype").is_null()) s.out_dtype = parse_dtype(j.at("out_dtype").get<std::string>());
-    s.saturation = j.at("saturation").get<std::string>() == "nosat" ? Saturation::nosat : Saturation::satfinite;
-    s.row_cols = j.at("row_cols").get<std::int64_t>();
-    s.runs = j.at("runs").get<int>();
-    s.permutations = j.at("permutations").get<int>();
+    if (!j.at("out_dtype").is_null()) {
+      s.out_dtype = parse_dtype(j.at("out_dtype").get<std::string>());
+      if (!s.out_dtype) throw std::invalid_argument("settings: unknown out_dtype " + j.at("out_dtype").dump());
+    }
+    const std::string saturation = j.at("saturation").get<std::string>();
+    if (saturation != "nosat" && saturation != "satfinite")
+      throw std::invalid_argument("settings: unknown saturation '" + saturation + "'");
+    s.saturation = saturation == "nosat" ? Saturation::nosat : Saturation::satfinite;
+    s.row_cols = integer("row_cols");
+    s.runs = small("runs");
+    s.permutations = small("permutations");
     s.eps = j.at("eps").get<double>();
-    if (j.contains("throughput_n")) s.throughput_n = j.at("throughput_n").get<std::int64_t>();
+    if (j.contains("throughput_n")) s.throughput_n = integer("throughput_n");
     if (j.contains("user_kernels")) s.user_kernels = j.at("user_kernels").get<std::vector<std::string>>();
     if (j.contains("nondeterministic_kernels"))
       s.nondeterministic_kernels = j.at("nondeterministic_kernels").get<std::vector<std::string>>();

@@ -2,11 +2,23 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <signal.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include "plugin/ulpscope_plugin.h"
 
@@ -57,19 +69,142 @@ void check_status(int status, std::array<char, 512>& error, const std::string& k
   throw std::runtime_error(fmt::format("{} ({}): {}", kernel, what, why));
 }
 
+std::size_t value_bytes(std::int32_t dtype) {
+  switch (dtype) {
+    case ULPSCOPE_FP64: return 8;
+    case ULPSCOPE_FP32: return 4;
+    case ULPSCOPE_FP16:
+    case ULPSCOPE_BF16: return 2;
+    default: return 1;
+  }
+}
+
+bool all_bytes(const unsigned char* p, std::size_t n, unsigned char b) {
+  return std::all_of(p, p + n, [b](unsigned char x) { return x == b; });
+}
+
+// One host call in a child process (issue 43): a crash, exit, abort, hang or
+// write past out ends the child, not the run, and fails the cell naming the
+// kernel. out (and a guard after it) and the returned status live in a
+// shared mapping; the child reports before _exit, so a kernel's own exit()
+// is told from a return.
+struct ChildReport {
+  std::int32_t returned;
+  std::int32_t status;
+  char error[512];
+};
+constexpr std::size_t kGuardBytes = 4096;
+constexpr unsigned char kGuard = 0xA5;
+
+// Waits for the child up to timeout_s; false when it is still running. A
+// pidfd wakes the wait when the child ends (Linux 5.3); without one, polling.
+bool wait_for(pid_t child, double timeout_s, int& wstatus) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+#ifdef SYS_pidfd_open
+  if (const int fd = int(::syscall(SYS_pidfd_open, child, 0)); fd >= 0) {
+    pollfd p{fd, POLLIN, 0};
+    int ready = 0;
+    do {
+      // In double: a timeout of 1e300 s must not overflow an integer count.
+      const double left_ms = std::chrono::duration<double, std::milli>(deadline - std::chrono::steady_clock::now()).count();
+      ready = ::poll(&p, 1, int(std::clamp(left_ms, 0.0, 1e9)) + 1);
+    } while (ready < 0 && errno == EINTR);
+    ::close(fd);
+    if (ready == 0) return false;
+  }
+#endif
+  auto pause = std::chrono::microseconds(20);
+  while (true) {
+    const pid_t r = ::waitpid(child, &wstatus, WNOHANG);
+    if (r == child) return true;
+    if (r < 0 && errno != EINTR) throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(2000));
+  }
+}
+
+int call_in_child(ulpscope_host_fn f, const ulpscope_call& c, std::size_t bytes, std::array<char, 512>& error,
+                  double timeout_s, const std::string& kernel, const char* what) {
+  const std::size_t size = sizeof(ChildReport) + bytes + kGuardBytes;
+  void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) throw std::runtime_error(fmt::format("{} ({}): mmap: {}", kernel, what, std::strerror(errno)));
+  const std::unique_ptr<void, std::function<void(void*)>> unmap(map, [size](void* m) { ::munmap(m, size); });
+  auto* report = static_cast<ChildReport*>(map);
+  auto* out = static_cast<unsigned char*>(map) + sizeof(ChildReport);
+  std::memcpy(out, c.out, bytes);
+  std::memset(out + bytes, kGuard, kGuardBytes);
+  const pid_t child = ::fork();
+  if (child < 0) throw std::runtime_error(fmt::format("{} ({}): fork: {}", kernel, what, std::strerror(errno)));
+  if (child == 0) {
+    ulpscope_call mine = c;
+    mine.out = out;
+    report->status = f(&mine, report->error, sizeof report->error);
+    report->returned = 1;
+    ::_exit(0);
+  }
+  int wstatus = 0;
+  if (!wait_for(child, timeout_s, wstatus)) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &wstatus, 0);
+    throw std::runtime_error(fmt::format("{} ({}): did not return within {} s (killed; --kernel-timeout)", kernel,
+                                         what, timeout_s));
+  }
+  if (WIFSIGNALED(wstatus))
+    throw std::runtime_error(fmt::format("{} ({}): killed by signal {} ({})", kernel, what, WTERMSIG(wstatus),
+                                         ::strsignal(WTERMSIG(wstatus))));
+  if (!report->returned)
+    throw std::runtime_error(
+        fmt::format("{} ({}): exited with status {} instead of returning", kernel, what, WEXITSTATUS(wstatus)));
+  if (!all_bytes(out + bytes, kGuardBytes, kGuard))
+    throw std::runtime_error(fmt::format("{} ({}): wrote past its output ({} bytes)", kernel, what, bytes));
+  std::memcpy(c.out, out, bytes);
+  std::memcpy(error.data(), report->error, error.size());
+  return report->status;
+}
+
+// A call that returns 0 must have written every value of out (issue 43). A
+// value still all 0xFF bytes may be a real result (a NaN: 0xFF is one in
+// fp8_e4m3), so the call is made again on zeros: a value left as both fills
+// was never written.
+void call_and_check_output(ulpscope_host_fn f, const ulpscope_call& c, const std::string& kernel, const char* what,
+                           double timeout_s) {
+  auto* out = static_cast<unsigned char*>(c.out);
+  const std::size_t width = value_bytes(c.out_dtype);
+  const std::size_t count = std::size_t(ulpscope_output_count(&c));
+  const std::size_t bytes = count * width;
+  auto call = [&](std::array<char, 512>& error) {
+    return timeout_s > 0 ? call_in_child(f, c, bytes, error, timeout_s, kernel, what)
+                         : f(&c, error.data(), error.size());
+  };
+  std::array<char, 512> error{};
+  std::memset(out, 0xFF, bytes);
+  check_status(call(error), error, kernel, what);
+  std::vector<std::size_t> suspects;
+  for (std::size_t i = 0; i < count; ++i)
+    if (all_bytes(out + i * width, width, 0xFF)) suspects.push_back(i);
+  if (suspects.empty()) return;
+  std::memset(out, 0x00, bytes);
+  error = {};
+  check_status(call(error), error, kernel, what);
+  const std::size_t unwritten = std::size_t(std::count_if(
+      suspects.begin(), suspects.end(), [&](std::size_t i) { return all_bytes(out + i * width, width, 0x00); }));
+  if (unwritten > 0)
+    throw std::runtime_error(fmt::format("{} ({}): did not write its output ({} of {} values left as filled)", kernel,
+                                         what, unwritten, count));
+}
+
 std::function<void(const KernelArgs&)> host_function(std::shared_ptr<void> lib, ulpscope_host_fn f,
-                                                     std::string kernel, const char* what) {
+                                                     std::string kernel, const char* what, double timeout_s) {
   if (f == nullptr) return {};
-  return [lib = std::move(lib), f, kernel = std::move(kernel), what](const KernelArgs& a) {
-    const ulpscope_call c = to_call(a);
-    std::array<char, 512> error{};
-    check_status(f(&c, error.data(), error.size()), error, kernel, what);
+  return [lib = std::move(lib), f, kernel = std::move(kernel), what, timeout_s](const KernelArgs& a) {
+    call_and_check_output(f, to_call(a), kernel, what, timeout_s);
   };
 }
 
 }  // namespace
 
-std::vector<UserKernel> load_kernel_lib(const std::string& path) {
+std::vector<UserKernel> load_kernel_lib(const std::string& path, const PluginCalls& calls) {
   auto fail = [&](const std::string& why) { return KernelLibError(fmt::format("--kernel-lib {}: {}", path, why)); };
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw fail("no such file");
@@ -117,8 +252,8 @@ std::vector<UserKernel> load_kernel_lib(const std::string& path) {
     u.out = Dtype(k.out_dtype);
     for (int a = 0; a < 3; ++a)
       if (k.axes & ULPSCOPE_AXIS_BIT(a)) u.axes.push_back(Axis(a));
-    u.run_host = host_function(lib, k.run_host, u.name, "run_host");
-    u.model = host_function(lib, k.model, u.name, "model");
+    u.run_host = host_function(lib, k.run_host, u.name, "run_host", calls.timeout_seconds);
+    u.model = host_function(lib, k.model, u.name, "model", calls.timeout_seconds);
     if (k.run_device != nullptr) {
       u.run_device = [lib, f = k.run_device, kernel = u.name](const KernelArgs& a, void* stream) {
         const ulpscope_call c = to_call(a);

@@ -16,9 +16,18 @@ struct KernelLibError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// How the library's host functions (run_host, model) are called. With a
+// timeout (the default), each call runs in a child process (fork) that is
+// killed after timeout_seconds: a crash, exit(), abort(), hang or write past
+// out fails that cell, naming the kernel, and the run goes on. 0: in this
+// process, as a plain call. Device calls (run_device) run in this process.
+struct PluginCalls {
+  double timeout_seconds = 60;  // accuracy_report --kernel-timeout
+};
+
 // dlopen()s the library and turns each kernel it describes into a
 // UserKernel whose functions call the library's (and keep it loaded while
 // any of them lives); UserKernel::library is `path`. Throws KernelLibError.
-std::vector<UserKernel> load_kernel_lib(const std::string& path);
+std::vector<UserKernel> load_kernel_lib(const std::string& path, const PluginCalls& calls = {});
 
 }  // namespace ulpscope

@@ -19,6 +19,7 @@
 #include "accuracy/input_file.hpp"
 #include "accuracy/memory_budget.hpp"
 #include "accuracy/run_matrix.hpp"
+#include "accuracy/settings_check.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "plugin/kernel_lib.hpp"
 #include "reports/cli_options.hpp"
@@ -51,7 +52,11 @@ MatrixSettings settings_from(const CliOptions& o) {
       std::string why;
       const auto d = parse_distribution(text, &why);
       if (!d) throw UsageProblem(why);
-      s.distributions.push_back(*d);
+      // "--dist normal,normal" or "ill_conditioned:1e16,ill_conditioned:1e+16": one cell each, not two.
+      const bool seen = std::any_of(s.distributions.begin(), s.distributions.end(), [&](const DistributionSpec& e) {
+        return e.d == d->d && e.parameter() == d->parameter();
+      });
+      if (!seen) s.distributions.push_back(*d);
     }
   }
   if (!o.sizes.empty()) s.sizes = o.sizes;
@@ -78,6 +83,9 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
   const bool npy = std::filesystem::path(o.input_path).extension() == ".npy";
   if (npy) {
     in = read_npy(o.input_path, dtype);
+    if (in.source_dtype == "<f8" && !dtype)
+      std::cerr << "accuracy_report: " << o.input_path
+                << ": float64 data rounded to fp32 (give --dtype to choose the format)\n";
   } else {
     if (!dtype || o.sizes.size() != 1)
       throw UsageProblem("a raw --input file needs one --dtype and one --n (or use a .npy file)");
@@ -106,7 +114,7 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
 std::vector<UserKernel> user_kernels_from(const CliOptions& o, MatrixSettings& s, bool from_baseline) {
   std::vector<UserKernel> all;
   for (const auto& path : o.kernel_libs)
-    for (auto& k : load_kernel_lib(path)) {
+    for (auto& k : load_kernel_lib(path, PluginCalls{o.kernel_timeout})) {
       for (const UserKernel& other : all)
         if (other.name == k.name)
           throw UsageProblem(fmt::format("--kernel-lib: two kernels named '{}' ({} and {})", k.name, other.library,
@@ -203,7 +211,29 @@ int run_gallery(const CliOptions& o) {
   return 0;
 }
 
+// The outputs, before anything runs (issue 43): another file of the same
+// run, a non-regular file, a link or a missing directory is refused at once.
+void check_outputs(const CliOptions& o) {
+  std::vector<NamedPath> others = {
+      {o.input_path, "--input"}, {o.baseline_path, "--baseline"}, {o.current_path, "--current"}};
+  for (const auto& lib : o.kernel_libs) others.push_back({lib, "--kernel-lib"});
+  if (!o.out_path.empty()) check_output_path(o.out_path, "--out", others);
+  others.push_back({o.out_path, "--out"});
+  if (!o.gate_summary_path.empty()) check_output_path(o.gate_summary_path, "--gate-summary", others);
+}
+
+// Why a run made no cell: shapes this backend cannot run, or ops that do not
+// fit the sizes and axes.
+std::string why_nothing(const MatrixSettings& s, const std::vector<std::pair<std::string, std::string>>& unavailable) {
+  std::string text;
+  for (const auto& [shape, reason] : unavailable) text += fmt::format("; {} {}", shape, reason);
+  return fmt::format("no kernel of the matrix ran on its sizes {} and axes (row-wise ops need n a multiple of the row "
+                     "width {}){}",
+                     fmt::join(s.sizes, ","), s.row_cols, text);
+}
+
 int run(const CliOptions& o) {
+  check_outputs(o);
   if (o.gallery) return run_gallery(o);
   const GateOptions gate_options{o.ulp_tolerance.value_or(0), o.throughput_tolerance};
   // Comparing two stored reports needs no run.
@@ -229,13 +259,19 @@ int run(const CliOptions& o) {
   if (!o.baseline_path.empty()) {
     // Re-run the baseline's matrix: its settings, not the defaults.
     baseline = read_report_file(o.baseline_path);
+    if (baseline->cells.empty())
+      throw UsageProblem(o.baseline_path + ": the baseline has no cells: a gate against it would compare nothing");
     try {
       settings = settings_from_json(baseline->header.settings_json);
     } catch (const std::invalid_argument& e) {
       throw UsageProblem(o.baseline_path + ": " + e.what());
     }
+    // Checked as the flags are, before anything runs.
+    if (const std::string why = settings_problem(settings); !why.empty()) throw UsageProblem(o.baseline_path + ": " + why);
   }
   const std::vector<UserKernel> kernels = user_kernels_from(o, settings, baseline.has_value());
+  // The flags' matrix (an --input file's shape is its reader's to check).
+  if (const std::string why = settings_problem(settings); !why.empty()) throw UsageProblem(why);
   PhaseTimes clock;
   std::optional<UserInput> user;
   {
@@ -262,6 +298,8 @@ int run(const CliOptions& o) {
               << clock.summary() << fmt::format("{:<13} {:9.3f} s\n", "wall (matrix)", report.header.seconds);
   report.header.unavailable = std::move(run.unavailable);
   report.cells = std::move(run.cells);
+  // A run that measured nothing passes nothing (issue 43).
+  if (report.cells.empty()) throw UsageProblem("measured nothing: " + why_nothing(settings, report.header.unavailable));
 
   if (recommend_request) {
     // The answer on standard output; the evidence as a report with --out.
@@ -313,6 +351,9 @@ int main(int argc, char** argv) {
     std::cerr << "accuracy_report: " << e.what() << '\n';
     return kUsage;
   } catch (const SizeError& e) {
+    std::cerr << "accuracy_report: " << e.what() << '\n';
+    return kUsage;
+  } catch (const OutputFileError& e) {
     std::cerr << "accuracy_report: " << e.what() << '\n';
     return kUsage;
   } catch (const KernelLibError& e) {

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "accuracy/settings_check.hpp"  // the limits only (header)
 #include "formats/named_enum.hpp"
 
 namespace ulpscope {
@@ -78,7 +79,7 @@ std::optional<std::uint64_t> parse_u64(std::string_view s) {
 }  // namespace
 
 std::optional<std::int64_t> parse_size(const std::string& text) {
-  constexpr std::int64_t kMax = std::int64_t(1) << 40;
+  constexpr std::int64_t kMax = kMaxSize;
   std::string_view s = text;
   if (s.empty()) return std::nullopt;
   if (s.size() > 2 && s.substr(0, 2) == "2^") {
@@ -140,7 +141,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
   list("--dist", o.distributions,
        "Adversarial distributions (name or name:param, e.g. ill_conditioned:1e16)")
       ->group("Matrix");
-  list("--n", sizes, "Sizes: 1024, 1e6, 2^20, 2^20+3")->group("Matrix");
+  list("--n", sizes, "Sizes: 1024, 1e6, 2^20, 2^20+3 (repeats are dropped)")->group("Matrix");
   list("--seed", seeds, "Seeds of the input generator")->group("Matrix");
   app.add_option("--out-dtype", out_dtype, "Output format (default: the input's; fp32 for fp8 inputs): fp64, " +
                                                names_of(kInputDtypeNames))
@@ -153,7 +154,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
   app.add_option("--cols", cols, "Columns of a row-wise problem ([rows, cols])")->group("Matrix");
   app.add_flag("--full", o.full, "The thorough matrix instead of the default one")->group("Matrix");
   app.add_option("--runs", o.runs, "Repeated runs per launch configuration")
-      ->check(CLI::Range(1, 1000))
+      ->check(CLI::Range(1, kMaxRuns))
       ->group("Matrix");
 
   app.add_option("--throughput-n", throughput_n,
@@ -168,12 +169,18 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       ->type_name("FILE")
       ->group("Output");
   app.add_option("--input", o.input_path,
-                 "Measure a user's data: a .npy file, or raw little-endian binary with --dtype and --n")
+                 "Measure a user's data: a .npy file, or raw little-endian binary with --dtype and --n; "
+                 "float64 .npy data is rounded to fp32 unless --dtype says otherwise (a note on stderr)")
       ->type_name("FILE")
       ->group("Input");
   app.add_option("--kernel-lib", o.kernel_libs,
                  "Measure the kernels a plug-in library exports (plugin/ulpscope_plugin.h); repeatable")
       ->type_name("FILE")
+      ->group("Input");
+  app.add_option("--kernel-timeout", o.kernel_timeout,
+                 "Seconds a plug-in's host call may take (default 60); each runs in a child process, so a crash, "
+                 "exit, abort, hang or write past its output fails that cell only; 0: in this process, no limit")
+      ->type_name("SECONDS")
       ->group("Input");
   app.add_flag("-q,--quiet", o.quiet, "No progress bar")->group("Output");
   app.add_flag("--phase-times", o.phase_times,
@@ -191,11 +198,9 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       ->group("Gate");
   app.add_flag("--gate", o.gate, "Exit 1 when a cell regressed against --baseline")->group("Gate");
   app.add_option("--ulp-tolerance", o.ulp_tolerance, "Allowed growth of ulp_error (gate); error budget (recommend)")
-      ->check(CLI::NonNegativeNumber)
       ->group("Gate");
   app.add_option("--throughput-tolerance", o.throughput_tolerance,
-                 "Allowed relative drop of throughput, e.g. 0.1 (gate)")
-      ->check(CLI::Range(0.0, 1.0))
+                 "Allowed relative drop of throughput in [0, 1], e.g. 0.1 (gate)")
       ->group("Gate");
   app.add_option("--gate-summary", o.gate_summary_path, "Write the gate's Markdown summary to FILE")
       ->type_name("FILE")
@@ -219,7 +224,8 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
     for (const auto& s : sizes) {
       const auto n = parse_size(s);
       if (!n) throw UsageError{fmt::format("bad --n '{}' (a whole number up to 2^40: 1024, 1e6, 2^20, 2^20+3)", s)};
-      o.sizes.push_back(*n);
+      // A repeated value would make the same cells twice (issue 43).
+      if (std::find(o.sizes.begin(), o.sizes.end(), *n) == o.sizes.end()) o.sizes.push_back(*n);
     }
     if (!throughput_n.empty()) {
       const auto n = parse_size(throughput_n);
@@ -229,7 +235,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
     for (const auto& s : seeds) {
       const auto v = parse_u64(s);
       if (!v) throw UsageError{fmt::format("bad --seed '{}' (a whole number)", s)};
-      o.seeds.push_back(*v);
+      if (std::find(o.seeds.begin(), o.seeds.end(), *v) == o.seeds.end()) o.seeds.push_back(*v);
     }
     for (auto [text, into] : {std::pair{&rows, &o.rows}, std::pair{&cols, &o.cols}}) {
       if (text->empty()) continue;
@@ -242,6 +248,25 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       if (op != Op::rmsnorm && op != Op::layernorm && op != Op::norm2 && op != Op::sum)
         throw UsageError{fmt::format("unknown --recommend '{}' (accepted: rmsnorm, layernorm, norm2, sum)", recommend)};
       o.recommend = op;
+    }
+    // Checked here rather than by CLI11, whose range message prints the
+    // lowest double in full (310 digits) and lets NaN through.
+    if (o.ulp_tolerance && !(std::isfinite(*o.ulp_tolerance) && *o.ulp_tolerance >= 0))
+      throw UsageError{fmt::format("bad --ulp-tolerance {} (a number >= 0)", *o.ulp_tolerance)};
+    if (o.throughput_tolerance && !(*o.throughput_tolerance >= 0 && *o.throughput_tolerance <= 1))
+      throw UsageError{fmt::format("bad --throughput-tolerance {} (a number in [0, 1])", *o.throughput_tolerance)};
+    if (!(std::isfinite(o.kernel_timeout) && o.kernel_timeout >= 0))
+      throw UsageError{fmt::format("bad --kernel-timeout {} (seconds >= 0; 0: no child process)", o.kernel_timeout)};
+    if (o.gallery) {
+      // The gallery runs its own matrix: a flag it would ignore is refused, so
+      // that "--gallery --baseline b.json --gate" cannot pass a CI gate unseen.
+      const std::pair<bool, const char*> ignored[] = {
+          {!o.baseline_path.empty(), "--baseline"}, {!o.current_path.empty(), "--current"},
+          {o.gate, "--gate"},  {!o.gate_summary_path.empty(), "--gate-summary"},
+          {!o.kernel_libs.empty(), "--kernel-lib"}, {!o.input_path.empty(), "--input"},
+          {!recommend.empty(), "--recommend"}};
+      for (const auto& [given, flag] : ignored)
+        if (given) throw UsageError{fmt::format("--gallery does not go with {} (the gallery runs its own matrix)", flag)};
     }
     if (o.gate && o.baseline_path.empty()) throw UsageError{"--gate needs --baseline FILE"};
     if (!o.current_path.empty() && o.baseline_path.empty()) throw UsageError{"--current needs --baseline FILE"};

@@ -171,6 +171,11 @@ struct Comparable {
 Comparable comparable(const Report& baseline, const Report& current, const GateOptions& options) {
   const auto& b = baseline.header;
   const auto& c = current.header;
+  // A gate must not pass on nothing (issue 43): a report without cells
+  // measured nothing, and a comparison with it would vouch for nothing.
+  if (baseline.cells.empty())
+    throw ReportInputError("the baseline report has no cells: a gate against it would compare nothing");
+  if (current.cells.empty()) throw ReportInputError("the current report has no cells: it measured nothing");
   if (b.backend != c.backend)
     throw ReportInputError(
         fmt::format("reports not comparable: baseline backend \"{}\", current \"{}\"", b.backend, c.backend));
@@ -187,9 +192,9 @@ Comparable comparable(const Report& baseline, const Report& current, const GateO
   if (options.throughput_tolerance && b.device != c.device)
     throw ReportInputError(fmt::format("--throughput-tolerance: baseline measured on \"{}\", current on \"{}\"",
                                        b.device, c.device));
-  if (options.ulp_tolerance < 0 || (options.throughput_tolerance &&
-                                    (*options.throughput_tolerance < 0 || *options.throughput_tolerance >= 1)))
-    throw ReportInputError("gate tolerances: --ulp-tolerance must be >= 0, --throughput-tolerance in [0, 1)");
+  const auto& t = options.throughput_tolerance;
+  if (!(options.ulp_tolerance >= 0) || (t && !(*t >= 0 && *t <= 1)))
+    throw ReportInputError("gate tolerances: --ulp-tolerance must be >= 0, --throughput-tolerance in [0, 1]");
   return {bs, index_cells(baseline, "baseline"), index_cells(current, "current")};
 }
 
@@ -215,6 +220,9 @@ GateResult run_gate(const Report& baseline, const Report& current, const GateOpt
     ++result.compared_cells;
     compare_cell(b, *it->second, options, nondeterministic, result);
   }
+  if (result.compared_cells == 0)
+    throw ReportInputError(fmt::format("the gate compared no cells: none of the baseline's {} cells is in the current report",
+                                       result.baseline_cells));
   for (const Cell& c : current.cells)
     if (!cmp.baseline_index.count(cell_key(c)))
       result.findings.push_back({FindingKind::new_cell, cell_key(c), "not in the baseline"});

@@ -64,11 +64,12 @@ struct GateResult {
 };
 
 // Throws ReportInputError (reports/json_report.hpp) when the reports cannot be
-// compared: another backend, other settings, a duplicated cell, or throughput
-// compared across devices.
+// compared: a report without cells, another backend, other settings, a
+// duplicated cell, or throughput compared across devices.
 void check_comparable(const Report& baseline, const Report& current, const GateOptions& options);
 
-// check_comparable, then the cell-by-cell comparison and the summary.
+// check_comparable, then the cell-by-cell comparison and the summary; throws
+// ReportInputError when no baseline cell is in the current report.
 GateResult run_gate(const Report& baseline, const Report& current, const GateOptions& options);
 
 // kGatePass or kGateRegression.

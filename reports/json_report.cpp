@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -188,6 +189,15 @@ Cell cell_from_json(const Fields& f) {
   c.result = f.hex("result");
   c.component = f.text("component");
   c.ulp_error = f.number_or_null("ulp_error");
+  // Facts no run writes (issue 43): an error is a distance, and a NaN result
+  // has an error (0) only beside a NaN reference.
+  if (c.ulp_error && *c.ulp_error < 0) f.fail(f.where("ulp_error"), fmt::format("{} is negative", *c.ulp_error));
+  const auto is_nan = [](const std::string& hex) {
+    const auto v = parse_hex_float(hex);
+    return v && std::isnan(*v);
+  };
+  if (c.ulp_error && is_nan(c.result) && !is_nan(c.reference_rounded))
+    f.fail(f.where("result"), fmt::format("NaN beside a finite ulp_error ({}) and a non-NaN reference", *c.ulp_error));
   c.rel_error = f.number_or_null("rel_error");
   c.condition = f.number_or_null("condition");
   c.bound_ratio = f.number_or_null("bound_ratio");
@@ -294,6 +304,11 @@ Report read_report(std::istream& in, std::string_view source) {
 }
 
 Report read_report_file(const std::filesystem::path& path) {
+  // A FIFO or a device would block open() or never end (issue 43).
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    throw ReportInputError(fmt::format("{}: not a regular file", path.string()));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ReportInputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
   return read_report(in, path.string());

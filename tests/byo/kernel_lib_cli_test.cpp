@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -100,6 +101,55 @@ TEST(KernelLibCli, TheGateReRunsABaselineOfUserKernels) {
   EXPECT_NE(without.output.find("the baseline measured user kernel 'c_serial_sum': give the --kernel-lib that exports it"),
             std::string::npos)
       << without.output;
+}
+
+// Issue 43: a plug-in that returns 0 without writing out gets failed cells
+// naming the kernel (it got "ok" in all of them), and the run exits 1.
+TEST(KernelLibCli, AKernelThatDoesNotWriteItsOutputGetsFailedCells) {
+  test::ScratchDir dir;
+  const auto out = (dir / "r.json").string();
+  const auto r = run("--kernel-lib " + std::string(BYO_LAZY_PLUGIN) +
+                     " --backend cpu -q --dist normal,constant --n 1000 --cols 100 --seed 1 --format json --out " + out);
+  EXPECT_EQ(r.status, 1) << r.output;
+  const auto doc = nlohmann::json::parse(test::read_text(out));
+  std::size_t lazy = 0, half = 0, all_ones = 0;
+  for (const auto& c : doc["cells"]) {
+    const std::string status = c["status"];
+    if (c["shape"] == "all_ones_sum") {
+      EXPECT_EQ(status.find("did not write"), std::string::npos) << status;
+      ++all_ones;
+      continue;
+    }
+    EXPECT_NE(status.find(c["shape"].get<std::string>() + " (run_host): did not write its output"), std::string::npos)
+        << status;
+    lazy += c["shape"] == "lazy_sum";
+    half += c["shape"] == "half_sum";
+  }
+  EXPECT_EQ(lazy, 2u);
+  EXPECT_EQ(half, 2u);
+  EXPECT_EQ(all_ones, 2u);
+}
+
+// Issue 43: plug-in calls run in child processes by default: a crash, an
+// exit, an abort, a hang (--kernel-timeout) or a write past out becomes a
+// failed cell naming the kernel, and the working kernel's cells survive.
+TEST(KernelLibCli, CrashingKernelsFailTheirCellsAndTheRunGoesOn) {
+  test::ScratchDir dir;
+  const auto out = (dir / "r.json").string();
+  const auto r = run("--kernel-lib " + std::string(BYO_CRASH_PLUGIN) +
+                     " --kernel-timeout 1 --backend cpu -q --dist normal --n 100 --seed 1 --format json --out " + out);
+  EXPECT_EQ(r.status, 1) << r.output;
+  const auto doc = nlohmann::json::parse(test::read_text(out));
+  std::map<std::string, std::string> status;
+  for (const auto& c : doc["cells"]) status[c["shape"]] = c["status"];
+  EXPECT_EQ(status["fine_sum"], "ok");
+  EXPECT_EQ(status["segv_sum"].rfind("failed: segv_sum (run_host): killed by signal 11", 0), 0u) << status["segv_sum"];
+  EXPECT_EQ(status["exit_sum"], "failed: exit_sum (run_host): exited with status 3 instead of returning");
+  EXPECT_EQ(status["abort_sum"].rfind("failed: abort_sum (run_host): killed by signal 6", 0), 0u) << status["abort_sum"];
+  EXPECT_EQ(status["hang_sum"], "failed: hang_sum (run_host): did not return within 1 s (killed; --kernel-timeout)");
+  EXPECT_EQ(status["overrun_sum"], "failed: overrun_sum (run_host): wrote past its output (4 bytes)");
+  const auto bad = run("--kernel-lib " + std::string(BYO_CRASH_PLUGIN) + " --kernel-timeout -1 --backend cpu");
+  EXPECT_EQ(bad.status, 2) << bad.output;
 }
 
 }  // namespace

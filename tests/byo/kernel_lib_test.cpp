@@ -4,6 +4,8 @@
 // ABI version are each refused with one line naming the file.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <fstream>
 
 #include "accuracy/evaluate_kernel.hpp"
@@ -98,6 +100,66 @@ TEST(KernelLib, ALibraryOfAnotherAbiVersion) {
   EXPECT_EQ(why, std::string("--kernel-lib ") + BYO_WRONG_VERSION_PLUGIN +
                      ": plug-in ABI version 99, this ulpscope reads version 1 (rebuild it against this ulpscope's "
                      "plugin/ulpscope_plugin.h)");
+}
+
+// Issue 43: a host call that returns 0 but leaves out as the suite filled it
+// is an error, not an "ok" cell; a result whose bytes are all ones (a NaN) is
+// not mistaken for one never written.
+TEST(KernelLib, AKernelThatDoesNotWriteItsOutputFails) {
+  const auto kernels = load_kernel_lib(BYO_LAZY_PLUGIN);
+  ASSERT_EQ(kernels.size(), 3u);
+  const float x[6] = {1, 2, 3, 4, 5, 6};
+  auto call = [&](const UserKernel& k, Axis axis, std::int64_t rows, std::int64_t cols, std::uint32_t* out) {
+    KernelArgs a;
+    a.op = Op::sum;
+    a.axis = axis;
+    a.rows = rows;
+    a.cols = cols;
+    a.x = x;
+    a.out = out;
+    try {
+      k.run_host(a);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(written)");
+  };
+  std::uint32_t out[3] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
+  EXPECT_EQ(call(kernels[0], Axis::all, 1, 6, out), "lazy_sum (run_host): did not write its output (1 of 1 values left as filled)");
+  EXPECT_EQ(call(kernels[1], Axis::inner, 3, 2, out), "half_sum (run_host): did not write its output (2 of 3 values left as filled)");
+  EXPECT_EQ(call(kernels[2], Axis::all, 1, 6, out), "(written)");
+  EXPECT_EQ(out[0], 0xFFFFFFFFu);
+}
+
+// Issue 43: each host call runs in a child process; what would end the run
+// (a signal, exit(), abort(), a hang, a write past out) is an exception
+// naming the kernel, and the process goes on.
+TEST(KernelLib, ACrashingKernelFailsItsCallNotTheProcess) {
+  const auto kernels = load_kernel_lib(BYO_CRASH_PLUGIN, PluginCalls{1.0});
+  ASSERT_EQ(kernels.size(), 6u);
+  const float x[4] = {1, 2, 3, 4};
+  auto call = [&](const UserKernel& k) {
+    float out = -1;
+    KernelArgs a;
+    a.op = Op::sum;
+    a.rows = 1;
+    a.cols = 4;
+    a.x = x;
+    a.out = &out;
+    try {
+      k.run_host(a);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return fmt::format("returned {}", out);
+  };
+  EXPECT_EQ(call(kernels[0]), "returned 10");
+  EXPECT_EQ(call(kernels[1]).rfind("segv_sum (run_host): killed by signal 11", 0), 0u) << call(kernels[1]);
+  EXPECT_EQ(call(kernels[2]), "exit_sum (run_host): exited with status 3 instead of returning");
+  EXPECT_EQ(call(kernels[3]).rfind("abort_sum (run_host): killed by signal 6", 0), 0u) << call(kernels[3]);
+  EXPECT_EQ(call(kernels[4]), "hang_sum (run_host): did not return within 1 s (killed; --kernel-timeout)");
+  EXPECT_EQ(call(kernels[5]), "overrun_sum (run_host): wrote past its output (4 bytes)");
+  EXPECT_EQ(call(kernels[0]), "returned 10");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "reports/atomic_file.hpp"
 #include "reports/report_format.hpp"
@@ -111,6 +112,90 @@ TEST(AtomicFile, KilledWriterLeavesOldOrNew) {
   // At least one kill must have landed while the temporary file was being
   // written, or this test would check nothing.
   EXPECT_GT(killed_mid_write, 0);
+}
+
+// Issue 43: a FIFO, a directory or a symbolic link at the target is not
+// replaced (rename would swap the link for a file, its target left stale).
+TEST(AtomicFile, RefusesTargetsThatAreNotRegularFiles) {
+  test::ScratchDir dir;
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  std::filesystem::create_directories(dir / "empty_dir");
+  test::write_text(dir / "target", "keep");
+  std::filesystem::create_symlink(dir / "target", dir / "link");
+  for (const std::string name : {"fifo", "empty_dir", "link"}) {
+    EXPECT_THROW(write_file_atomically(dir / name, "new"), OutputFileError) << name;
+    EXPECT_THROW(check_output_path(dir / name, "--out", {}), OutputFileError) << name;
+  }
+  EXPECT_EQ(std::filesystem::symlink_status(dir / "fifo").type(), std::filesystem::file_type::fifo);
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "empty_dir"));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link"));
+  EXPECT_EQ(test::read_text(dir / "target"), "keep");
+  EXPECT_EQ(files_in(dir.path()), 4u);  // no temporary file left behind
+}
+
+// Issue 43: the checks a run makes before it starts.
+TEST(AtomicFile, CheckOutputPath) {
+  test::ScratchDir dir;
+  test::write_text(dir / "in.npy", "data");
+  const NamedPath input{dir / "in.npy", "--input"};
+  EXPECT_NO_THROW(check_output_path(dir / "new.json", "--out", {input}));
+  EXPECT_NO_THROW(check_output_path(dir / "in.npy.json", "--out", {input, {"", "--baseline"}}));
+  const auto message = [&](const std::filesystem::path& target, const std::vector<NamedPath>& others) {
+    try {
+      check_output_path(target, "--out", others);
+    } catch (const OutputFileError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message(dir / "in.npy", {input}).find("in.npy: is also this run's --input "), std::string::npos);
+  EXPECT_NE(message(dir / "." / "in.npy", {input}).find("is also this run's --input"), std::string::npos);
+  EXPECT_NE(message(dir / "missing" / "r.json", {}).find("does not exist"), std::string::npos);
+  EXPECT_NE(message(dir / "in.npy" / "r.json", {}).find("is not a directory"), std::string::npos);
+  EXPECT_EQ(test::read_text(dir / "in.npy"), "data");
+}
+
+// Issue 43: SIGTERM (or SIGINT) mid-write removes the temporary file and
+// still ends the process by that signal.
+TEST(AtomicFile, TerminatedWriterLeavesNoTemporaryFile) {
+  test::ScratchDir dir;
+  const auto path = dir / "report.csv";
+  const std::string old_content(1000, 'o');
+  const std::string new_content(64 << 20, 'n');
+  write_file_atomically(path, old_content);
+  int terminated_mid_write = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      try {
+        write_file_atomically(path, new_content);
+      } catch (...) {
+        ::_exit(3);
+      }
+      ::_exit(0);
+    }
+    bool saw_temp = false;
+    for (int i = 0; i < 20000 && !saw_temp; ++i) {
+      for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+        if (e.path().filename().string().find(".tmp.") != std::string::npos) saw_temp = true;
+      if (!saw_temp) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    ::kill(child, SIGTERM);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    const std::string now = test::read_text(path);
+    EXPECT_TRUE(now == old_content || now == new_content) << "a half-written file of " << now.size() << " bytes";
+    if (WIFSIGNALED(status)) {
+      EXPECT_EQ(WTERMSIG(status), SIGTERM);
+      if (now == old_content) ++terminated_mid_write;
+    }
+    EXPECT_EQ(files_in(dir.path()), 1u) << "a temporary file was left behind";
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+      if (e.path() != path) std::filesystem::remove(e.path());
+    write_file_atomically(path, old_content);
+  }
+  EXPECT_GT(terminated_mid_write, 0);
 }
 
 }  // namespace

@@ -83,5 +83,48 @@ TEST(Cli, ParseSize) {
   EXPECT_FALSE(parse_size("1.5"));
 }
 
+// Issue 43: --gallery runs its own matrix, so a gate or an input beside it
+// would be ignored; "--gallery --baseline b.json --gate" must not pass a CI gate.
+TEST(Cli, GalleryRefusesFlagsItWouldIgnore) {
+  for (const auto& extra : std::vector<std::vector<std::string>>{{"--baseline", "b.json", "--gate"},
+                                                                  {"--baseline", "b.json"},
+                                                                  {"--baseline", "b.json", "--current", "c.json"},
+                                                                  {"--baseline", "b.json", "--gate-summary", "s.md"},
+                                                                  {"--kernel-lib", "lib.so"},
+                                                                  {"--input", "x.npy"},
+                                                                  {"--recommend", "rmsnorm"}}) {
+    std::vector<std::string> args = {"--gallery"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliExit e = fails(args);
+    EXPECT_EQ(e.status, 2) << extra[0];
+    EXPECT_NE(e.message.find("--gallery does not go with"), std::string::npos) << e.message;
+    EXPECT_EQ(e.message.find('\n'), std::string::npos) << e.message;
+  }
+  EXPECT_TRUE(ok({"--gallery", "--dtype", "fp16", "--out", "g.md"}).gallery);
+}
+
+// Issue 43: tolerances refused in one short line (CLI11's range check printed
+// the lowest double in 310 digits), and [0, 1] for throughput as the help says.
+TEST(Cli, TolerancesAreCheckedInOneShortLine) {
+  for (const auto& [flag, bad] : std::vector<std::pair<std::string, std::string>>{
+           {"--ulp-tolerance", "-1"}, {"--ulp-tolerance", "nan"}, {"--ulp-tolerance", "inf"},
+           {"--throughput-tolerance", "-0.1"}, {"--throughput-tolerance", "1.5"}, {"--throughput-tolerance", "nan"}}) {
+    const CliExit e = fails({"--baseline", "b.json", flag, bad});
+    EXPECT_EQ(e.status, 2) << flag << " " << bad;
+    EXPECT_LT(e.message.size(), 100u) << e.message;
+    EXPECT_NE(e.message.find(flag), std::string::npos) << e.message;
+  }
+  EXPECT_EQ(ok({"--baseline", "b.json", "--throughput-tolerance", "1"}).throughput_tolerance, 1.0);
+  EXPECT_EQ(ok({"--baseline", "b.json", "--throughput-tolerance", "0"}).throughput_tolerance, 0.0);
+  EXPECT_EQ(ok({"--baseline", "b.json", "--ulp-tolerance", "0"}).ulp_tolerance, 0.0);
+}
+
+// Issue 43: a repeated size or seed would make the same cells twice.
+TEST(Cli, RepeatedSizesAndSeedsAreDropped) {
+  const auto o = ok({"--n", "1024,1e3,1024", "--n", "2^10", "--seed", "1,2,1", "--seed", "2"});
+  EXPECT_EQ(o.sizes, (std::vector<std::int64_t>{1024, 1000}));
+  EXPECT_EQ(o.seeds, (std::vector<std::uint64_t>{1, 2}));
+}
+
 }  // namespace
 }  // namespace ulpscope

@@ -4,7 +4,13 @@
 // or made with another schema. Exit statuses 0, 1 and 2 (docs/ci.md).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -130,6 +136,133 @@ TEST_F(GateCli, OtherSettingsAreStatusTwo) {
   const auto r = run("--baseline " + path("other.json") + " --current " + path("base.json") + " --gate");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("different settings"), std::string::npos) << r.output;
+}
+
+// Issue 43: the gallery runs its own matrix; a gate beside it would never gate.
+TEST_F(GateCli, GalleryWithAGateIsStatusTwo) {
+  const auto r = run("--backend cpu -q --gallery --baseline /nonexistent.json --gate");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--gallery does not go with --baseline"), std::string::npos) << r.output;
+}
+
+// Issue 43: a run that makes no cell passes nothing.
+TEST_F(GateCli, ARunThatMeasuresNothingIsStatusTwo) {
+  for (const std::string& matrix : {"--op rmsnorm --n 4097", "--op sum --axis inner --cols 1000 --n 4096"}) {
+    const auto r = run("--backend cpu -q --dtype fp16 --accumulator fp32 --dist normal " + matrix +
+                       " --format json --out " + path("nothing.json"));
+    EXPECT_EQ(r.status, 2) << matrix << ": " << r.output;
+    EXPECT_NE(r.output.find("measured nothing: "), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(path("nothing.json")));
+  }
+}
+
+TEST_F(GateCli, ABaselineWithoutCellsIsStatusTwo) {
+  auto doc = load("base.json");
+  doc["cells"] = nlohmann::json::array();
+  save("empty.json", doc);
+  const auto r = run("--backend cpu -q --baseline " + path("empty.json") + " --gate");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("the baseline has no cells"), std::string::npos) << r.output;
+  // Stored reports: an empty baseline, or an empty current report.
+  const auto b = run("--baseline " + path("empty.json") + " --current " + path("base.json") + " --gate");
+  EXPECT_EQ(b.status, 2) << b.output;
+  const auto c = run("--baseline " + path("base.json") + " --current " + path("empty.json") + " --gate");
+  EXPECT_EQ(c.status, 2) << c.output;
+  EXPECT_NE(c.output.find("the current report has no cells"), std::string::npos) << c.output;
+}
+
+// Issue 43: a baseline's settings are refused as the flags would be, at once
+// (before: row_cols 0 was SIGFPE, permutations 1e9 a hang, n = -5 a "regression").
+TEST_F(GateCli, BaselineSettingsAreCheckedLikeFlags) {
+  const std::vector<std::pair<std::string, nlohmann::json>> bad = {
+      {"row_cols", 0}, {"permutations", 1000000000}, {"runs", 0},
+      {"sizes", nlohmann::json::array({1000, -5})}, {"sizes", nlohmann::json::array({std::int64_t(1) << 41})},
+      {"eps", 0.0}, {"sizes", nlohmann::json::array({1000, 1000})}};
+  for (const auto& [key, value] : bad) {
+    auto doc = load("base.json");
+    doc["header"]["settings"][key] = value;
+    save("bad_settings.json", doc);
+    const auto r = test::run_command("timeout 60 " + kTool + " --backend cpu -q --baseline " +
+                                     path("bad_settings.json") + " --gate");
+    EXPECT_EQ(r.status, 2) << key << " " << value.dump() << ": " << r.output;
+    EXPECT_NE(r.output.find("bad_settings.json: settings: " + key.substr(0, key.size() - 1)), std::string::npos)
+        << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
+}
+
+// Issue 43: an output never replaces an input of the same run.
+TEST_F(GateCli, AnOutputThatIsAnInputIsRefused) {
+  const std::string before = test::read_text(path("base.json"));
+  const std::string same = (*dir_ / "." / "base.json").string();  // another spelling
+  for (const std::string& args : {"--backend cpu -q --baseline " + path("base.json") + " --out " + same,
+                                  "--backend cpu -q --baseline " + path("base.json") + " --gate --gate-summary " + same,
+                                  "--baseline " + path("base.json") + " --current " + path("base.json") +
+                                      " --gate-summary " + same}) {
+    const auto r = run(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("is also this run's --baseline"), std::string::npos) << r.output;
+  }
+  // Nor the other output.
+  const auto both = run("--backend cpu -q --baseline " + path("base.json") + " --gate --out " + path("twice.md") +
+                        " --gate-summary " + path("twice.md"));
+  EXPECT_EQ(both.status, 2) << both.output;
+  EXPECT_NE(both.output.find("is also this run's --out"), std::string::npos) << both.output;
+  EXPECT_EQ(test::read_text(path("base.json")), before);
+}
+
+// Issue 43: --out and --gate-summary refuse what is not a regular file (a
+// symbolic link included: it would be replaced, its target left stale) and a
+// missing or non-directory parent, before the run.
+TEST_F(GateCli, OutputsThatCannotBeWrittenAreRefusedBeforeTheRun) {
+  std::filesystem::create_directories(path("a_directory"));
+  ASSERT_EQ(::mkfifo(path("a_fifo").c_str(), 0600), 0);
+  test::write_text(path("target.json"), "keep");
+  std::filesystem::create_symlink(path("target.json"), path("a_link.json"));
+  test::write_text(path("a_file"), "x");
+  const std::string matrix = "--backend cpu -q --dtype fp16 --op sum --accumulator fp32 --shape serial --dist normal"
+                             " --n 100 --format json";
+  for (const auto& [flag, target, message] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"--out", path("a_directory"), "is a directory, not a regular file"},
+           {"--out", path("a_fifo"), "is a FIFO, not a regular file"},
+           {"--out", path("a_link.json"), "is a symbolic link"},
+           {"--out", path("missing/report.json"), "does not exist"},
+           {"--out", path("a_file") + "/report.json", "is not a directory"},
+           {"--gate-summary", path("a_file") + "/summary.md", "is not a directory"},
+           {"--gate-summary", path("missing/summary.md"), "does not exist"}}) {
+    const std::string gate = flag == "--gate-summary" ? " --baseline " + path("base.json") + " --gate" : "";
+    const auto r = test::run_command("timeout 60 " + kTool + " " + matrix + gate + " " + flag + " " + target);
+    EXPECT_EQ(r.status, 2) << flag << " " << target << ": " << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
+  EXPECT_TRUE(std::filesystem::is_symlink(path("a_link.json")));
+  EXPECT_EQ(test::read_text(path("target.json")), "keep");
+}
+
+// Issue 43: a FIFO as an input is refused, not waited on in open().
+TEST_F(GateCli, AFifoAsAnInputIsRefused) {
+  ASSERT_EQ(::mkfifo(path("input_fifo.npy").c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo(path("baseline_fifo.json").c_str(), 0600), 0);
+  for (const std::string& args : {"--backend cpu -q --op sum --input " + path("input_fifo.npy"),
+                                  "--backend cpu -q --baseline " + path("baseline_fifo.json") + " --gate"}) {
+    const auto r = test::run_command("timeout 30 " + kTool + " " + args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("not a regular file"), std::string::npos) << r.output;
+  }
+}
+
+// Issue 43: "--dist normal,normal" makes each cell once (the gate refuses
+// a report with a cell twice).
+TEST_F(GateCli, RepeatedDistributionsMakeEachCellOnce) {
+  const auto r = run("--backend cpu -q --dtype fp16 --op sum --accumulator fp32 --shape serial"
+                     " --dist normal,normal,ill_conditioned:1e16,ill_conditioned:1e+16 --n 100,100 --seed 1,1"
+                     " --format json --out " + path("repeated.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(load("repeated.json")["cells"].size(), 2u);
+  const auto g = run("--baseline " + path("repeated.json") + " --current " + path("repeated.json") + " --gate");
+  EXPECT_EQ(g.status, 0) << g.output;
 }
 
 }  // namespace

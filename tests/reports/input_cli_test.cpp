@@ -78,4 +78,44 @@ TEST(InputCli, MalformedOrMissingFilesExit2WithOneLine) {
   }
 }
 
+// The settings check of issue 43 applies to the flags' matrix, not to the
+// shape of an --input file: an empty array (row width 0) is still measured.
+TEST(InputCli, AnEmptyNpyFileIsStillMeasured) {
+  const auto path = temp_dir() / "empty.npy";
+  write_npy_f4(path, {});
+  const ProgramRun r = run("--input " + path.string() + " --op sum --accumulator fp32 --backend cpu -q --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_FALSE(nlohmann::json::parse(r.out)["cells"].empty());
+}
+
+// Issue 43: float64 data is rounded to fp32 without --dtype; that is said,
+// in one line on stderr, not done silently.
+TEST(InputCli, Float64DataRoundedToFp32IsSaid) {
+  const auto path = temp_dir() / "wide.npy";
+  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }";
+  while ((10 + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  {
+    std::ofstream f(path, std::ios::binary);
+    f.write("\x93NUMPY\x01\x00", 8);
+    f.put(char(header.size() & 0xFF));
+    f.put(char(header.size() >> 8));
+    f << header;
+    const double v[3] = {0.1, 0.2, 0.3};
+    f.write(reinterpret_cast<const char*>(v), sizeof v);
+  }
+  const auto report = temp_dir() / "wide.json";
+  const ProgramRun r = run("--input " + path.string() + " --op sum --accumulator fp32 --backend cpu -q --format json"
+                           " --out " + report.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("wide.npy: float64 data rounded to fp32 (give --dtype to choose the format)"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  // With --dtype the choice is the user's: nothing to say.
+  const ProgramRun quiet = run("--input " + path.string() + " --dtype fp32 --op sum --accumulator fp32 --backend cpu"
+                               " -q --format json --out " + report.string());
+  ASSERT_EQ(quiet.status, 0) << quiet.out;
+  EXPECT_EQ(quiet.out, "");
+}
+
 }  // namespace
