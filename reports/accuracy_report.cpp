@@ -187,6 +187,12 @@ std::string now_iso8601() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(t));
 }
 
+// --phase-times: where the run's time went, and its wall time.
+void print_phase_times(const PhaseTimes& clock, double wall_seconds) {
+  std::cerr << "accuracy_report: phase times (summed over threads)\n"
+            << clock.summary() << fmt::format("{:<13} {:9.3f} s\n", "wall", wall_seconds);
+}
+
 // --gallery: its own matrix and table (reports/gallery_table.hpp).
 int run_gallery(const CliOptions& o) {
   std::vector<Dtype> dtypes;
@@ -198,7 +204,11 @@ int run_gallery(const CliOptions& o) {
   if (o.format != "table" && o.format != "md" && o.format != "json")
     throw UsageProblem("--gallery writes --format table, md or json");
   const std::unique_ptr<GpuBackend> gpu = open_backend(o);
-  const GalleryTable table = gallery_table(dtypes, gpu.get(), progress_for(o));
+  PhaseTimes clock;
+  const auto t0 = std::chrono::steady_clock::now();
+  const GalleryTable table = gallery_table(dtypes, gpu.get(), progress_for(o), &clock);
+  if (o.phase_times)
+    print_phase_times(clock, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   std::ostringstream text;
   write_gallery(table, o.format, text);
   if (o.out_path.empty()) std::cout << text.str();
@@ -293,9 +303,7 @@ int run(const CliOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   MatrixRun run = run_matrix(settings, gpu.get(), progress_for(o), user, kernels, &clock);
   report.header.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (o.phase_times)
-    std::cerr << "accuracy_report: phase times (summed over threads)\n"
-              << clock.summary() << fmt::format("{:<13} {:9.3f} s\n", "wall (matrix)", report.header.seconds);
+  if (o.phase_times) print_phase_times(clock, report.header.seconds);
   report.header.unavailable = std::move(run.unavailable);
   report.cells = std::move(run.cells);
   // A run that measured nothing passes nothing (issue 43).

@@ -223,13 +223,14 @@ MatrixSettings gallery_matrix(const std::vector<Dtype>& dtypes, bool gpu) {
   return s;
 }
 
-GalleryTable gallery_table(const std::vector<Dtype>& dtypes, GpuBackend* gpu, const MatrixProgress& progress) {
+GalleryTable gallery_table(const std::vector<Dtype>& dtypes, GpuBackend* gpu, const MatrixProgress& progress,
+                           PhaseTimes* clock) {
   for (Dtype d : dtypes)
     if (d != Dtype::fp32 && d != Dtype::fp16 && d != Dtype::bf16)
       throw std::invalid_argument("the seed gallery takes fp32, fp16 and bf16 inputs, not " +
                                   std::string(to_string(d)));
   const MatrixSettings s = gallery_matrix(dtypes, gpu != nullptr);
-  const MatrixRun run = run_matrix(s, gpu, progress);
+  const MatrixRun run = run_matrix(s, gpu, progress, std::nullopt, {}, clock);
 
   GalleryTable t;
   t.backend = gpu ? "cuda" : "cpu";
@@ -259,7 +260,10 @@ GalleryTable gallery_table(const std::vector<Dtype>& dtypes, GpuBackend* gpu, co
         if (!gpu) r.note.clear();
         t.rows.push_back(r);
       }
-  if (gpu) time_rows(t, *gpu);
+  if (gpu) {
+    const auto scope = timed(clock, Phase::throughput);
+    time_rows(t, *gpu);
+  }
   return t;
 }
 

@@ -50,7 +50,8 @@ struct GalleryTable {
 MatrixSettings gallery_matrix(const std::vector<Dtype>& dtypes, bool gpu);
 
 // Runs it all. Throws GpuError on a GPU failure outside a cell.
-GalleryTable gallery_table(const std::vector<Dtype>& dtypes, GpuBackend* gpu, const MatrixProgress& progress);
+GalleryTable gallery_table(const std::vector<Dtype>& dtypes, GpuBackend* gpu, const MatrixProgress& progress,
+                           PhaseTimes* clock = nullptr);
 
 // format: "table", "md" or "json".
 void write_gallery(const GalleryTable& table, const std::string& format, std::ostream& out);
