@@ -41,8 +41,12 @@ MemoryNeed memory_need(const MatrixSettings& s, const std::optional<UserInput>& 
     if (w < 4) host += held * n * 4 * (user_input ? 1 : 2);  // the models' inputs widened to float
     // The outputs of the cells in flight: one per reduction, or one per element for the norms.
     const double outputs = norms ? n : n / double(std::max<std::int64_t>(1, std::min<std::int64_t>(s.row_cols, n_)));
-    host += held * outputs * 16 * 2;  // values and unrounded values, of a run and of its model
-    host += std::min(outputs, double(std::int64_t(1) << 22)) * kReferenceBytes;
+    // Outputs are kept as values and unrounded values (16 bytes); of a large
+    // norm only the scored rows (accuracy/run_matrix.cpp, kScoredElements).
+    const double scored = std::min(outputs, double(std::int64_t(1) << 22));
+    if (gpu) host += 3 * outputs * 16 + held * scored * 16 * 2;  // the run in hand; scored parts and model runs
+    else host += held * outputs * 16 * 2;                        // each thread's model run and what it keeps
+    host += scored * kReferenceBytes;
     double device = 0;
     if (gpu) {
       device = 2 * arrays + outputs * 16;  // the upload, one permuted copy, the outputs

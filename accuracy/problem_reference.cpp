@@ -2,7 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <exception>
+#include <iterator>
+#include <optional>
+#include <thread>
 #include <stdexcept>
 
 #include "accuracy/error_bound.hpp"
@@ -64,24 +69,57 @@ ProblemReference compute_problem_reference(const ReductionProblem& p, Dtype out_
   const std::vector<double> gamma = widened(p.gamma), beta = widened(p.beta);
   const bool whole = p.axis == Axis::all;
   const std::int64_t lines = whole ? 1 : line_count(p.rows, p.cols, along_of(p.axis));
-  for (std::int64_t j = 0; j < lines; ++j) {
+  // The lines (rows or columns) are independent problems: with many of them
+  // (the norms' rows, row-wise reductions of a large input) they are shared
+  // out over the cores, each part in its own vectors, joined in order.
+  struct Part {
+    std::vector<Reference> outputs;
+    std::vector<ExactReal> abs_sums, sums, sumsq;
+  };
+  auto line_reference = [&](std::int64_t j, Part& part) {
     const TypedArray x = whole ? *p.x : line_of(*p.x, p.rows, p.cols, along_of(p.axis), j);
     std::optional<TypedArray> y;
     if (p.y) y = whole ? *p.y : line_of(*p.y, p.rows, p.cols, along_of(p.axis), j);
-    append_outputs(p.op, x, y ? &*y : nullptr, gamma, beta, p.eps, out, r.outputs);
+    append_outputs(p.op, x, y ? &*y : nullptr, gamma, beta, p.eps, out, part.outputs);
     // The ingredients of condition numbers and bounds.
     if (p.op == Op::dot) {
-      r.abs_sums_.push_back(exact_abs_dot(x, *y));
-      r.sums_.push_back(exact_dot(x, *y));
+      part.abs_sums.push_back(exact_abs_dot(x, *y));
+      part.sums.push_back(exact_dot(x, *y));
     } else if (p.op == Op::sumsq || p.op == Op::norm2 || p.op == Op::rms || p.op == Op::rmsnorm) {
       ExactReal q = exact_sumsq(x);
-      r.abs_sums_.push_back(q);
-      r.sums_.push_back(std::move(q));
+      part.abs_sums.push_back(q);
+      part.sums.push_back(std::move(q));
     } else {
-      r.abs_sums_.push_back(exact_abs_sum(x));
-      r.sums_.push_back(exact_sum(x));
+      part.abs_sums.push_back(exact_abs_sum(x));
+      part.sums.push_back(exact_sum(x));
     }
-    if (p.op == Op::mean_var || p.op == Op::layernorm) r.sumsq_.push_back(exact_sumsq(x));
+    if (p.op == Op::mean_var || p.op == Op::layernorm) part.sumsq.push_back(exact_sumsq(x));
+  };
+  const std::int64_t elements = p.rows * p.cols;
+  const unsigned threads = lines >= 64 && elements >= (std::int64_t(1) << 16)
+                               ? std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 64))
+                               : 1u;
+  std::vector<Part> parts(threads);
+  std::vector<std::exception_ptr> errors(threads);
+  auto run_part = [&](unsigned t) {
+    try {
+      for (std::int64_t j = lines * t / threads; j < lines * (t + 1) / threads; ++j) line_reference(j, parts[t]);
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (unsigned t = 1; t < threads; ++t) workers.emplace_back(run_part, t);
+  run_part(0);
+  for (auto& w : workers) w.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (Part& part : parts) {
+    auto join = [](auto& into, auto& from) { std::move(from.begin(), from.end(), std::back_inserter(into)); };
+    join(r.outputs, part.outputs);
+    join(r.abs_sums_, part.abs_sums);
+    join(r.sums_, part.sums);
+    join(r.sumsq_, part.sumsq);
   }
   return r;
 }

@@ -254,8 +254,8 @@ decltype(KernelUnderTest::bound_ratio) bound_ratio_for(const KernelSpec& spec, c
   };
 }
 
-// A kernel's runs on one problem: the first run in full (it is scored, then
-// released), every other only as its digest (accuracy/metrics.hpp), so that
+// A kernel's runs on one problem: the first run's scored outputs (released
+// once scored), every run only as its digest (accuracy/metrics.hpp), so that
 // large outputs (the norms' one per element) are not kept run after run.
 struct KernelRuns {
   ReductionResult first;                      // the default configuration's first run
@@ -457,7 +457,7 @@ class MatrixRunner {
       p.op = op;
       p.axis = axis;
       p.x = &in.x();
-      p.y = in.y ? &*in.y : nullptr;
+      p.y = in.y && takes_second_input(op) ? &*in.y : nullptr;  // read (and uploaded) by the dot products alone
       if (is_elementwise_output(op)) {  // the norms' weights, one per column
         p.gamma = &in.gamma;
         p.beta = &in.beta;
@@ -525,7 +525,7 @@ class MatrixRunner {
     {
       const auto scope = timed(clock_, Phase::kernel_runs);
       each_cell(cells, [&](PendingCell& c) {
-        c.runs = run_kernel(c.kut, p);
+        c.runs = run_kernel(c.kut, p, scored.get());
         score_later(c);
       });
     }
@@ -667,24 +667,33 @@ class MatrixRunner {
     return k;
   }
 
-  KernelRuns run_kernel(const KernelUnderTest& kut, const ReductionProblem& p) {
+  // The runs of every configuration. Of a large norm, the first run keeps
+  // only its scored rows, and the model is compared on those rows (each row
+  // is a problem of its own, so the model of those rows alone gives their
+  // bits).
+  KernelRuns run_kernel(const KernelUnderTest& kut, const ReductionProblem& p, const ScoredRows* scored) {
     KernelRuns k;
     for (std::size_t ci = 0; ci < kut.configs.size(); ++ci) {
       for (int r = 0; r < (ci == 0 ? kut.runs : 1); ++r) {
         ReductionResult res = kut.run(p, kut.configs[ci], std::uint64_t(r));
         const std::uint64_t digest = results_digest(res.values);
         if (ci == 0) k.run_digests.push_back(digest);
-        if (r == 0) k.config_digests.push_back(digest);
-        if (ci == 0 && r == 0) {
-          k.first = std::move(res);
+        if (r > 0) continue;
+        k.config_digests.push_back(digest);
+        ReductionResult part = scored_part(std::move(res), scored, p.cols);
+        if (kut.matches_model) {
+          const ReductionProblem& q = scored ? scored->problem : p;
+          k.model_checks.push_back(
+              pool_.submit([this, &kut, &q, cfg = kut.configs[ci], got = results_digest(part.values)] {
+                const auto scope = timed(clock_, Phase::model_checks);
+                return kut.matches_model(q, cfg, got);
+              }));
+        }
+        if (ci == 0) {
+          k.first = std::move(part);
           k.first_digest = digest;
         }
       }
-      if (kut.matches_model)
-        k.model_checks.push_back(pool_.submit([this, &kut, &p, cfg = kut.configs[ci], got = k.config_digests.back()] {
-          const auto scope = timed(clock_, Phase::model_checks);
-          return kut.matches_model(p, cfg, got);
-        }));
     }
     if (kut.time) k.timing = kut.time();
     return k;
@@ -731,7 +740,7 @@ class MatrixRunner {
     const KernelUnderTest& kut = pc.kut;
     Cell& c = pc.cell;
     const Dtype out_dtype = pc.out_dtype;
-    const ReductionResult res = scored_part(std::move(pc.runs.first), scored, p.cols);
+    const ReductionResult res = std::move(pc.runs.first);  // the scored rows' outputs
     if (res.values.size() != ref.outputs.size())
       throw std::runtime_error(fmt::format("kernel gave {} outputs, the reference has {}", res.values.size(),
                                            ref.outputs.size()));
@@ -770,7 +779,8 @@ class MatrixRunner {
     c.correctly_rounded = all_cr;
     if (scored) {
       const std::string sample =
-          fmt::format("scored on {} of {} rows, evenly spaced; reproducibility over every output",
+          fmt::format("scored and compared with the model on {} of {} rows, evenly spaced; reproducibility over "
+                      "every output",
                       scored->rows.size(), pc.cell.rows.value_or(0));
       c.note = c.note.empty() ? sample : c.note + "; " + sample;
     }
@@ -880,14 +890,15 @@ void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const MatrixRu
   const auto scope = timed(clock, Phase::throughput);
   std::map<std::string, std::optional<GpuBackend::Timing>> timings;
   std::map<std::string, std::int64_t> sizes;
+  // One input per format, a whole number of rows of row_cols, read whole by
+  // the whole-array kernels.
+  const std::int64_t cols = std::min(s.row_cols, s.throughput_n);
+  const std::int64_t rows = s.throughput_n / cols;
   for (Dtype d : s.dtypes) {
     std::optional<InputCase> in;
     for (const auto& [key, job] : jobs) {
       if (job.in != d) continue;
-      const std::int64_t cols = job.axis == Axis::all ? s.throughput_n : std::min(s.row_cols, s.throughput_n);
-      const std::int64_t rows = s.throughput_n / cols;
-      if (!in || in->n != rows * cols || in->gamma.size() != std::size_t(cols))
-        in = throughput_input(d, rows * cols, cols, pool);
+      if (!in) in = throughput_input(d, rows * cols, cols, pool);
       ReductionProblem p;
       p.op = job.op;
       p.axis = job.axis;

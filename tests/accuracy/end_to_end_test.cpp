@@ -120,3 +120,27 @@ TEST(EndToEnd, SameSettingsGiveIdenticalCellsTwice) {
 
 }  // namespace
 }  // namespace ulpscope
+
+namespace ulpscope {
+namespace {
+
+// A norm of more than 2^22 elements is scored on an evenly spaced sample of
+// its rows (the rows are independent problems), and still permuted and
+// compared run against run over every output.
+TEST(EndToEnd, ALargeNormIsScoredOnSampledRowsAndSaysSo) {
+  const std::int64_t cols = 4096, rows = 1025;  // 2^22 + 4096 elements: 1024 rows scored
+  MatrixSettings s = one_cell(Op::rmsnorm, Dtype::fp32, Accumulator::exact, Shape::tree,
+                              {Distribution::normal, std::nullopt}, rows * cols);
+  s.row_cols = cols;
+  s.permutations = 1;
+  const Cell c = run_one(s);
+  EXPECT_NE(c.note.find("on 1024 of 1025 rows"), std::string::npos) << c.note;
+  ASSERT_TRUE(c.ulp_error.has_value());
+  EXPECT_LE(*c.ulp_error, 1.0);  // exact statistics, one fp64 step, one rounding
+  EXPECT_EQ(c.distinct_across_permutations, 1);  // the exact row statistics do not depend on the order
+  EXPECT_EQ(c.n, rows * cols);
+  EXPECT_EQ(c.component.rfind("row ", 0), 0u) << c.component;
+}
+
+}  // namespace
+}  // namespace ulpscope
