@@ -1,5 +1,5 @@
 #pragma once
-// One measured cell of the run matrix, and a whole report: SPEC.md, "The
+// One measured cell of the run matrix, and a whole report: docs/spec.md, "The
 // report, as data". accuracy/ fills them, reports/ writes and reads them.
 // Names are strings (not enums) so that users' own kernels and shapes
 // (--kernel-lib) fit the same cells.
@@ -29,7 +29,7 @@ struct Cell {
   // rmsnorm/layernorm: "row 3, col 17"); empty for single-output ops.
   std::string component;
 
-  // Metrics (SPEC.md, "Metrics"); nullopt where undefined (JSON null).
+  // Metrics (docs/spec.md, "Metrics"); nullopt where undefined (JSON null).
   std::optional<double> ulp_error, rel_error, condition, bound_ratio;
   // Why ulp_error is missing when it is: "non-finite result for a finite
   // reference", "finite result for a non-finite reference", ...

@@ -1,5 +1,5 @@
 #pragma once
-// SPEC.md, "Adversarial distributions": inputs generated from (name, param,
+// docs/spec.md, "Adversarial distributions": inputs generated from (name, param,
 // dtype, n, seed) alone, the same bits on every machine, drawn in the input
 // format (every value is rounded there, once).
 //

@@ -16,7 +16,7 @@ Arithmetic arithmetic_of(Dtype d) {
   return {std::ldexp(1.0, -f.precision), f.min_subnormal / 2};
 }
 
-// Where each accumulator rounds (SPEC.md, "Accumulators"): naive in the input
+// Where each accumulator rounds (docs/spec.md, "Accumulators"): naive in the input
 // format, fp64 in binary64, exact nowhere, every other one in fp32.
 Arithmetic accumulator_arithmetic(Accumulator a, Dtype in) {
   switch (a) {

@@ -1,5 +1,5 @@
 #pragma once
-// A-priori error bounds of the built-in accumulators (SPEC.md, "Metrics":
+// A-priori error bounds of the built-in accumulators (docs/spec.md, "Metrics":
 // bound ratio), each written next to its code with its source. A bound covers
 // the whole path from the exact value to the kernel's output: the
 // accumulation in its order, products where the op forms them, the division

@@ -22,7 +22,7 @@ enum class EvaluationBackend : std::uint8_t {
 };
 
 struct EvaluateOptions {
-  // Empty: every adversarial distribution of SPEC.md (ill_conditioned at
+  // Empty: every adversarial distribution of docs/spec.md (ill_conditioned at
   // condition numbers 1e8 and 1e16), as in accuracy_report's default matrix.
   std::vector<DistributionSpec> distributions;
   std::vector<std::int64_t> sizes = {1, 33, 1023, 4096};

@@ -193,7 +193,7 @@ IllConditionedInput generate_ill_conditioned(double condition, Dtype dtype, std:
   // Any partial sum of the values (dot: of the products) stays below half the
   // format's maximum, so that a naive accumulator in the input format meets
   // cancellation, not overflow. fp8 inputs are accumulated wider (their sums
-  // go to fp32, SPEC.md "Ops"), so there only the values must fit.
+  // go to fp32, docs/spec.md "Ops"), so there only the values must fit.
   const bool narrow = is_fp8(dtype);
   const int e_room = narrow ? f.emax - 1 : f.emax - log2n - 2;
 

@@ -28,7 +28,7 @@ class InputFile {
   explicit InputFile(const std::string& path) : path_(path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) fail("is a directory, not a file");
-    // A FIFO or a device would block open() or never end (issue 43).
+    // A FIFO or a device would block open() or never end (docs/bad-inputs.md).
     const auto st = std::filesystem::status(path, ec);
     if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) fail("is not a regular file");
     in_.open(path, std::ios::binary);

@@ -1,5 +1,5 @@
 #pragma once
-// --input FILE (SPEC.md, "The four jobs", 4: a user's data): NumPy .npy files
+// --input FILE (docs/spec.md, "What ulpscope measures", 4: a user's data): NumPy .npy files
 // and raw little-endian binary, read into a TypedArray. Every problem with a
 // file (bad magic or header, truncated data, unsupported dtype, Fortran
 // order, a shape that does not fit the op) is an InputError whose message is

@@ -1,5 +1,5 @@
 #pragma once
-// SPEC.md, "Metrics": ULP error, correct rounding, relative error, condition
+// docs/spec.md, "Metrics": ULP error, correct rounding, relative error, condition
 // numbers and reproducibility counts of kernel results against exact
 // references. The a-priori error bounds and the bound ratio are in
 // error_bound.hpp.
@@ -14,7 +14,7 @@
 namespace ulpscope {
 
 // ulp_F(r) = 2^(max(e, emin) - p + 1), e = floor(log2|r|), for the exact r;
-// ulp_F(0) is the smallest subnormal (SPEC.md, "Metrics"). Returned as the
+// ulp_F(0) is the smallest subnormal (docs/spec.md, "Metrics"). Returned as the
 // exponent of that power of two. r must be finite.
 int ulp_exponent(const ExactReal& r, Dtype out);
 

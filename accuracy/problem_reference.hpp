@@ -22,7 +22,7 @@ class ProblemReference {
   // "mean" / "variance" for mean_var, "row 3, col 17" for rmsnorm and
   // layernorm, "row 3" / "col 3" for other row-wise ops, "" otherwise.
   std::string component_name(std::size_t output) const;
-  // SPEC.md, "Metrics": the condition number of the reduction the output
+  // docs/spec.md, "Metrics": the condition number of the reduction the output
   // belongs to (sum|x|/|sum x|, the dot and variance analogues); nullopt
   // where the op has none (max, min, amax, logsumexp, the norms' rows).
   std::optional<double> condition(std::size_t output) const;

@@ -81,7 +81,7 @@ MatrixSettings settings_from_json(const std::string& text) {
     return out;
   };
   // Whole numbers only, and no narrowing that would hide an absurd value
-  // (issue 43); the ranges are settings_problem's.
+  // (docs/bad-inputs.md); the ranges are settings_problem's.
   auto integer = [&](const char* key) {
     const nlohmann::json& v = j.at(key);
     if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
@@ -974,12 +974,14 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
   std::size_t total = 0, done = 0;
   if (user_input) total = problems_of(s, std::int64_t(user_input->values.size()), false).size();
   for (const Job& job : jobs) total += problems_of(s, job.n, true).size();
+  std::mutex progress_mutex;
   const auto problem_done = [&] {
+    const std::lock_guard lock(progress_mutex);
     if (progress.update) progress.update(++done, total);
   };
 
-  // Inputs run one after another; the cells of each, and everything the CPU
-  // does for them, spread over the pool (accuracy/work_pool.hpp).
+  // The cells of each input, and everything the CPU does for them, spread
+  // over the pool (accuracy/work_pool.hpp).
   WorkPool pool;
   {
     std::int64_t largest = user_input ? std::int64_t(user_input->values.size()) : 0;
@@ -998,42 +1000,57 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
     runner.copy_gbps_ = gpu->time_copy(std::size_t(yard_n) * 4).gbps;
   }
 
-  for (std::size_t j = 0; j < (user_input ? 1 : jobs.size()); ++j) {
-    std::vector<Cell> cells;
-    try {
-      InputCase in;
-      {
-        const auto scope = timed(clock, Phase::input);
-        if (user_input) {
-          in.dtype = user_input->values.dtype();
-          in.distribution = user_input->name;
-          in.n = std::int64_t(user_input->values.size());
-          in.user_x = &user_input->values;
-          // The norms' weights, one per column of the user's rows (a 1-D
-          // file is one row): made only when a norm is measured.
-          if (std::any_of(s.ops.begin(), s.ops.end(), is_elementwise_output)) {
-            const std::int64_t cols = std::max<std::int64_t>(user_input->cols, 1);
-            in.gamma = generate({Distribution::uniform, std::nullopt}, in.dtype, cols, 1).x;
-            in.beta = generate({Distribution::normal, std::nullopt}, in.dtype, cols, 2).x;
+  const std::size_t inputs = user_input ? 1 : jobs.size();
+  std::vector<std::vector<Cell>> per_input(inputs);
+  std::atomic<std::size_t> next{0};
+  auto run_inputs = [&] {
+    for (std::size_t j; (j = next.fetch_add(1)) < inputs;) {
+      std::vector<Cell>& cells = per_input[j];
+      try {
+        InputCase in;
+        {
+          const auto scope = timed(clock, Phase::input);
+          if (user_input) {
+            in.dtype = user_input->values.dtype();
+            in.distribution = user_input->name;
+            in.n = std::int64_t(user_input->values.size());
+            in.user_x = &user_input->values;
+            // The norms' weights, one per column of the user's rows (a 1-D
+            // file is one row): made only when a norm is measured.
+            if (std::any_of(s.ops.begin(), s.ops.end(), is_elementwise_output)) {
+              const std::int64_t cols = std::max<std::int64_t>(user_input->cols, 1);
+              in.gamma = generate({Distribution::uniform, std::nullopt}, in.dtype, cols, 1).x;
+              in.beta = generate({Distribution::normal, std::nullopt}, in.dtype, cols, 2).x;
+            }
+          } else {
+            in = make_input(jobs[j].dtype, jobs[j].dist, jobs[j].n, jobs[j].seed, s.row_cols);
           }
-        } else {
-          in = make_input(jobs[j].dtype, jobs[j].dist, jobs[j].n, jobs[j].seed, s.row_cols);
         }
+        runner.run_input(in, cells, problem_done);
+      } catch (const std::exception& e) {
+        Cell c;
+        if (!user_input) {
+          c.dtype = to_string(jobs[j].dtype);
+          c.distribution = jobs[j].dist.name();
+          c.n = jobs[j].n;
+          c.seed = jobs[j].seed;
+        }
+        c.status = std::string("failed: ") + e.what();
+        cells.push_back(std::move(c));
       }
-      runner.run_input(in, cells, problem_done);
-    } catch (const std::exception& e) {
-      Cell c;
-      if (!user_input) {
-        c.dtype = to_string(jobs[j].dtype);
-        c.distribution = jobs[j].dist.name();
-        c.n = jobs[j].n;
-        c.seed = jobs[j].seed;
-      }
-      c.status = std::string("failed: ") + e.what();
-      cells.push_back(std::move(c));
     }
+  };
+  // One GPU: its inputs one after another. On the CPU models, as many inputs
+  // at once as the pool has threads, so that no core waits on one problem's
+  // slowest part (its reference, its longest model run); their cells share
+  // the pool. These threads only wait on the pool, never run its tasks.
+  const std::size_t at_once = gpu ? 1 : std::min<std::size_t>(pool.threads(), inputs);
+  std::vector<std::thread> input_threads;
+  for (std::size_t t = 1; t < at_once; ++t) input_threads.emplace_back(run_inputs);
+  run_inputs();
+  for (auto& t : input_threads) t.join();
+  for (auto& cells : per_input)
     for (auto& c : cells) result.cells.push_back(std::move(c));
-  }
   if (progress.update && done < total) progress.update(total, total);
   if (gpu && s.throughput_n > 0 && !throughput_jobs.empty())
     measure_throughput(s, *gpu, runner, throughput_jobs, result.cells, pool, clock);

@@ -1,5 +1,5 @@
 #pragma once
-// SPEC.md, "The four jobs" 1: the run matrix, op x dtype x accumulator x shape
+// docs/spec.md, "What ulpscope measures" 1: the run matrix, op x dtype x accumulator x shape
 // x distribution x n x seed on a backend. Each input is generated (and on the
 // GPU uploaded) once, each reference computed once per (input, op,
 // out_dtype) and shared by every kernel on that input, each permuted copy

@@ -1,6 +1,6 @@
 #pragma once
 // The limits of a run matrix, checked the same way whether the settings came
-// from the command line or from a baseline's header (issue 43): a baseline
+// from the command line or from a baseline's header (docs/bad-inputs.md): a baseline
 // cannot ask for what a flag would refuse.
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// A user's reduction kernel (SPEC.md, "The four jobs", 4: bring your own),
+// A user's reduction kernel (docs/spec.md, "What ulpscope measures", 4: bring your own),
 // described so that the run matrix measures it exactly as it measures the
 // built-in kernels: the same inputs, references, metrics and cells
 // (accuracy/evaluate_kernel.hpp). The C plug-in ABI (plugin/ulpscope_plugin.h)

@@ -1,4 +1,4 @@
-// gpu_throughput: the GPU throughput table of SPEC.md ("Metrics") in one
+// gpu_throughput: the GPU throughput table of docs/spec.md ("Metrics") in one
 // process: every GPU shape x input format x accumulator that this build has,
 // in input bytes read per second and as a fraction of cub::DeviceReduce::Sum
 // on fp32 and of a device-to-device copy, both measured in the same run

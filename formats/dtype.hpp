@@ -1,5 +1,5 @@
 #pragma once
-// The number formats of SPEC.md ("Number formats") as run-time values: names,
+// The number formats of docs/spec.md ("Number formats") as run-time values: names,
 // parameters, parsing. The value types themselves are in binary_format.hpp.
 #include <array>
 #include <cstdint>
@@ -30,7 +30,7 @@ struct FormatInfo {
   double min_subnormal;
 };
 
-// SPEC.md, "Number formats". fp64 is an output format only.
+// docs/spec.md, "Number formats". fp64 is an output format only.
 const FormatInfo& format_info(Dtype d);
 
 std::string_view to_string(Dtype d);
@@ -44,7 +44,7 @@ inline constexpr std::array<Dtype, 6> kOutputDtypes = {Dtype::fp64,     Dtype::f
                                                        Dtype::fp16,     Dtype::bf16,
                                                        Dtype::fp8_e4m3, Dtype::fp8_e5m2};
 
-// SPEC.md, "Ops": the output format defaults to the input format, and to fp32
+// docs/spec.md, "Ops": the output format defaults to the input format, and to fp32
 // for fp8 inputs (an fp8 sum is rarely stored as fp8).
 constexpr Dtype default_out_dtype(Dtype in) {
   return (in == Dtype::fp8_e4m3 || in == Dtype::fp8_e5m2) ? Dtype::fp32 : in;

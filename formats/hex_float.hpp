@@ -1,5 +1,5 @@
 #pragma once
-// SPEC.md, "The report, as data": hex-floats in C's %a form ("0x1.8p+3",
+// docs/spec.md, "The report": hex-floats in C's %a form ("0x1.8p+3",
 // "-0x0p+0"); infinities and NaN as "inf", "-inf", "nan".
 #include <optional>
 #include <string>

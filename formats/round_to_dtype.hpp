@@ -14,7 +14,7 @@ double round_to_dtype(double x, Dtype d, Saturation sat = Saturation::nosat);
 // the format has them).
 bool is_representable(double x, Dtype d);
 
-// SPEC.md, "Metrics": ulp_F(x) = 2^(max(e, emin) - p + 1) with e = floor(log2|x|);
+// docs/spec.md, "Metrics": ulp_F(x) = 2^(max(e, emin) - p + 1) with e = floor(log2|x|);
 // ulp_F(0) is the smallest subnormal. NaN for NaN and infinities.
 double ulp_in(double x, Dtype d);
 

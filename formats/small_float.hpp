@@ -1,5 +1,5 @@
 #pragma once
-// Value types for the narrow formats of SPEC.md: a bit pattern with exact
+// Value types for the narrow formats of docs/spec.md: a bit pattern with exact
 // decoding, correctly rounded encoding, classification, neighbours and ulp.
 // Usable from host and device code; the kernels use CUDA's own types for
 // arithmetic and these for the description of what a result means.
@@ -67,7 +67,7 @@ struct SmallFloat {
   ULPSCOPE_HD SmallFloat next_down() const { return negate().next_up().negate(); }
   ULPSCOPE_HD SmallFloat negate() const { return from_bits(std::uint32_t(bits) ^ F::sign_mask); }
 
-  // SPEC.md, "Metrics": ulp(x) = 2^(max(e, emin) - p + 1), e = floor(log2|x|).
+  // docs/spec.md, "Metrics": ulp(x) = 2^(max(e, emin) - p + 1), e = floor(log2|x|).
   // NaN for NaN and infinities.
   ULPSCOPE_HD double ulp() const {
     if (!is_finite()) return decode<F>(F::nan_bits);

@@ -1,5 +1,5 @@
 #pragma once
-// SPEC.md, "Accumulators": the names. The value types that implement them
+// docs/spec.md, "Accumulators": the names. The value types that implement them
 // (add, merge, finish; host and device) are in accumulators/.
 #include <cstdint>
 

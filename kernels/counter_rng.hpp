@@ -2,7 +2,7 @@
 // A counter-based random generator: value i of a stream is a pure function of
 // (seed, stream, i), so an array can be generated in any order, in parallel
 // chunks or on the device, and give the same bits. No std::*_distribution,
-// whose output differs between standard libraries (SPEC.md, "Adversarial
+// whose output differs between standard libraries (docs/spec.md, "Adversarial
 // distributions").
 //
 // The bits are SplitMix64's (Steele, Lea, Flood, "Fast splittable

@@ -2,7 +2,7 @@
 // exp and log for logsumexp, written with the correctly rounded operations of
 // rounded_arith.hpp only, so that a kernel and its CPU model compute the same
 // bits (libm's and CUDA's exp and log differ from each other and are not
-// correctly rounded; SPEC.md, "Kernel shapes"). Cody-Waite reduction by ln 2
+// correctly rounded; docs/spec.md, "Kernel shapes"). Cody-Waite reduction by ln 2
 // and a polynomial on |r| <= ln(2)/2 for exp; log(m) = 2 atanh(u),
 // u = (m-1)/(m+1), on m in [sqrt(1/2), sqrt(2)) for log (Muller, "Elementary
 // Functions", 3rd ed., ch. 11). Error: exp below 1.5 ulps, log below 4,

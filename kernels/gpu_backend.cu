@@ -1,5 +1,5 @@
 // GpuBackend on CUDA: device, stream, the uploaded problem, workspace and
-// outputs; run, time and the yardsticks (SPEC.md, "Metrics").
+// outputs; run, time and the yardsticks (docs/spec.md, "Metrics").
 #include "kernels/gpu_backend.hpp"
 
 #include <cuda_runtime_api.h>
@@ -52,7 +52,7 @@ __global__ void fill_uniform(float* x, std::int64_t n, std::uint64_t seed) {
 std::size_t align_up(std::size_t b) { return (b + 255) / 256 * 256; }
 
 // The Timing of `reps` timed launches that each count bytes_per_run, rotating
-// among `copies` buffers of copy_bytes each (SPEC.md, "Metrics": throughput).
+// among `copies` buffers of copy_bytes each (docs/spec.md, "Metrics": throughput).
 GpuBackend::Timing timing_of(const EventTimes& t, int reps, std::size_t bytes_per_run, int copies,
                              std::size_t copy_bytes, std::size_t l2_bytes) {
   GpuBackend::Timing r;

@@ -1,7 +1,7 @@
 #pragma once
 // The GPU side of ulpscope as seen from host code (accuracy/, bench/, tests):
 // open the device, upload a problem once, run any GPU shape on it, time it
-// per SPEC.md ("Metrics", throughput), and measure the yardsticks in the same
+// per docs/spec.md ("Metrics", throughput), and measure the yardsticks in the same
 // process. No CUDA header is needed to use it; a build without CUDA links
 // gpu_backend_none.cpp, whose open() says why there is no GPU.
 #include <cstddef>

@@ -2,7 +2,7 @@
 // The CPU models of the kernel shapes (serial, tree, atomic): the same
 // operations in the same order as the CUDA kernels, so that a GPU result can
 // be checked bit for bit and the CPU backend measures accuracy without a GPU
-// (SPEC.md, "Kernel shapes"). Host only.
+// (docs/spec.md, "Kernel shapes"). Host only.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// SPEC.md, "Ops".
+// docs/spec.md, "Ops".
 #include <cstdint>
 
 #include "formats/named_enum.hpp"

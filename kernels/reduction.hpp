@@ -61,7 +61,7 @@ struct ReductionResult {
   // layernorm, [row][col].
   std::vector<double> values;
   // The accumulator's own value before the final rounding, in the same
-  // layout, where the accumulator has one (SPEC.md, "Metrics": rel_error).
+  // layout, where the accumulator has one (docs/spec.md, "Metrics": rel_error).
   std::vector<double> unrounded;
 };
 

@@ -2,7 +2,7 @@
 // Every arithmetic operation a kernel and its CPU model perform, spelled once
 // with its rounding: round to nearest, ties to even, no contraction. On the
 // device these are CUDA's _rn intrinsics, which nvcc never fuses into an FMA;
-// on the host the plain operators, built with -ffp-contract=off (SPEC.md,
+// on the host the plain operators, built with -ffp-contract=off (docs/spec.md,
 // "Kernel shapes": the model matches the kernel only for correctly rounded
 // operations).
 #include <cmath>

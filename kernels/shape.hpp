@@ -1,5 +1,5 @@
 #pragma once
-// SPEC.md, "Kernel shapes": the order in which a kernel adds.
+// docs/spec.md, "Kernel shapes": the order in which a kernel adds.
 #include <cstdint>
 
 #include "formats/named_enum.hpp"
@@ -56,7 +56,7 @@ constexpr std::string_view to_string(Shape s) {
   return is_gallery(s) ? name_in(kGalleryShapeNames, s) : name_in(kShapeNames, s);
 }
 
-// NVIDIA's code has its own order and no model (SPEC.md, "Kernel shapes").
+// NVIDIA's code has its own order and no model (docs/spec.md, "Kernel shapes").
 constexpr bool has_cpu_model(Shape s) { return s != Shape::cub && s != Shape::cub_deterministic; }
 constexpr bool runs_on_gpu(Shape s) { return s != Shape::serial; }
 // Atomics arrive in an order that varies run to run.

@@ -83,7 +83,7 @@ bool all_bytes(const unsigned char* p, std::size_t n, unsigned char b) {
   return std::all_of(p, p + n, [b](unsigned char x) { return x == b; });
 }
 
-// One host call in a child process (issue 43): a crash, exit, abort, hang or
+// One host call in a child process (docs/bad-inputs.md): a crash, exit, abort, hang or
 // write past out ends the child, not the run, and fails the cell naming the
 // kernel. out (and a guard after it) and the returned status live in a
 // shared mapping; the child reports before _exit, so a kernel's own exit()
@@ -163,7 +163,7 @@ int call_in_child(ulpscope_host_fn f, const ulpscope_call& c, std::size_t bytes,
   return report->status;
 }
 
-// A call that returns 0 must have written every value of out (issue 43). A
+// A call that returns 0 must have written every value of out (docs/bad-inputs.md). A
 // value still all 0xFF bytes may be a real result (a NaN: 0xFF is one in
 // fp8_e4m3), so the call is made again on zeros: a value left as both fills
 // was never written.

@@ -47,7 +47,7 @@ extern "C" {
 #define ULPSCOPE_PLUGIN_ABI_VERSION 1u
 #define ULPSCOPE_PLUGIN_ENTRY_POINT "ulpscope_get_plugin"
 
-/* Formats (SPEC.md, "Number formats"); fp64 is an output format only. */
+/* Formats (docs/spec.md, "Number formats"); fp64 is an output format only. */
 enum ulpscope_dtype {
   ULPSCOPE_FP64 = 0,
   ULPSCOPE_FP32 = 1,
@@ -57,7 +57,7 @@ enum ulpscope_dtype {
   ULPSCOPE_FP8_E5M2 = 5
 };
 
-/* Ops (SPEC.md, "Ops"). */
+/* Ops (docs/spec.md, "Ops"). */
 enum ulpscope_op {
   ULPSCOPE_SUM = 0,
   ULPSCOPE_MEAN = 1,

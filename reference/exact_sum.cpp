@@ -445,7 +445,7 @@ double term_of(const T* x, const T* y, std::size_t i) {
 
 // Narrow formats sit on a short fixed-point grid: every fp16 value is a
 // multiple of 2^-24 below 2^16, 40 bits in all, so any 2^13 of them add up
-// exactly in double (SPEC.md, "Accumulators"; E4M3: 18 bits, E5M2: 32 bits;
+// exactly in double (docs/spec.md, "Accumulators"; E4M3: 18 bits, E5M2: 32 bits;
 // their squares and products twice as many). Where the grid and the count
 // fit 53 bits, plain double additions in chunks are exact: no extraction.
 template <class T, Terms K>

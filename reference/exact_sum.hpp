@@ -1,6 +1,6 @@
 #pragma once
 // Exact sums of the input formats: sum x, sum |x|, sum x^2, sum x*y,
-// sum |x*y| and n*sum(x^2) - (sum x)^2, with no rounding at all (SPEC.md,
+// sum |x*y| and n*sum(x^2) - (sum x)^2, with no rounding at all (docs/spec.md,
 // "References"). The result is an ExactReal holding every bit; NaN and the
 // infinities follow IEEE 754 (NaN, or +Inf with -Inf, gives NaN), and an
 // exact zero is -0 only when every term was -0.

@@ -1,5 +1,5 @@
 #pragma once
-// The reference value of every op of SPEC.md ("Ops"), correctly rounded to
+// The reference value of every op of docs/spec.md ("Ops"), correctly rounded to
 // the output format. Sums, dot products and sums of squares are exact
 // (exact_sum.hpp); the rest is one division, square root, exp or log away
 // from exact values and is evaluated with Ziv's strategy (ziv.hpp).
@@ -39,7 +39,7 @@ struct Reference {
   ExactReal exact;
   bool exact_is_exact = true;
   double rounded = 0;         // RN_out(exact), NaN and Inf as IEEE
-  std::string exact_decimal;  // SPEC.md: >= 40 significant digits, or exact when shorter
+  std::string exact_decimal;  // docs/spec.md: >= 40 significant digits, or exact when shorter
   mpfr_prec_t working_precision = 0;  // Ziv's last precision; 0 when no rounding was needed
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // Correct rounding of an exact (or certified) value to an output format of
-// SPEC.md ("Number formats"): to nearest, ties to even, in the format's
+// docs/spec.md ("Number formats"): to nearest, ties to even, in the format's
 // precision and exponent range, with subnormals; beyond the largest finite
 // value per the format and the saturation mode (as formats/binary_format.hpp's
 // encode does for doubles).
@@ -19,7 +19,7 @@ namespace ulpscope {
 // result is x's sign (a tiny negative value rounds to -0).
 double round_to_format(const ExactReal& x, Dtype out, Saturation sat = Saturation::nosat);
 
-// SPEC.md, "The report, as data": a decimal string of x with at least 40
+// docs/spec.md, "The report": a decimal string of x with at least 40
 // significant digits, or x exactly when its exact decimal expansion is
 // shorter; "nan", "inf", "-inf" and "-0" as such. For an approximation
 // (is_exact false) always 40 digits, rounded to nearest: a short expansion of

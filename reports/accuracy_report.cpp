@@ -1,4 +1,4 @@
-// accuracy_report: SPEC.md, "The four jobs". Runs the matrix on the GPU (or
+// accuracy_report: docs/spec.md, "What ulpscope measures". Runs the matrix on the GPU (or
 // on the CPU models), writes the report, and optionally gates it against a
 // baseline. Exit status: 0 done, 1 regression (gate) or failed cells, 2 usage
 // or input error.
@@ -221,7 +221,7 @@ int run_gallery(const CliOptions& o) {
   return 0;
 }
 
-// The outputs, before anything runs (issue 43): another file of the same
+// The outputs, before anything runs (docs/bad-inputs.md): another file of the same
 // run, a non-regular file, a link or a missing directory is refused at once.
 void check_outputs(const CliOptions& o) {
   std::vector<NamedPath> others = {
@@ -306,7 +306,7 @@ int run(const CliOptions& o) {
   if (o.phase_times) print_phase_times(clock, report.header.seconds);
   report.header.unavailable = std::move(run.unavailable);
   report.cells = std::move(run.cells);
-  // A run that measured nothing passes nothing (issue 43).
+  // A run that measured nothing passes nothing (docs/bad-inputs.md).
   if (report.cells.empty()) throw UsageProblem("measured nothing: " + why_nothing(settings, report.header.unavailable));
 
   if (recommend_request) {

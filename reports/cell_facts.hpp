@@ -28,7 +28,7 @@ std::string cell_label(const CellKey& k);
 inline std::string cell_label(const Cell& c) { return cell_label(cell_key(c)); }
 
 bool is_failed(const Cell& c);
-// SPEC.md, "Metrics", reproducibility, kept apart: different bits over
+// docs/spec.md, "Metrics", reproducibility, kept apart: different bits over
 // repeated runs of one configuration (non-deterministic), over launch
 // configurations, over permutations of the input (order-dependent: every
 // inexact accumulator is, so it is a property, not a defect).

@@ -224,7 +224,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
     for (const auto& s : sizes) {
       const auto n = parse_size(s);
       if (!n) throw UsageError{fmt::format("bad --n '{}' (a whole number up to 2^40: 1024, 1e6, 2^20, 2^20+3)", s)};
-      // A repeated value would make the same cells twice (issue 43).
+      // A repeated value would make the same cells twice (docs/bad-inputs.md).
       if (std::find(o.sizes.begin(), o.sizes.end(), *n) == o.sizes.end()) o.sizes.push_back(*n);
     }
     if (!throughput_n.empty()) {

@@ -71,7 +71,7 @@ void compare_cell(const Cell& b, const Cell& c, const GateOptions& options,
       {"distinct_across_configs", b.distinct_across_configs, c.distinct_across_configs},
       {"distinct_across_permutations", b.distinct_across_permutations, c.distinct_across_permutations},
   };
-  // A shape whose order varies by design (atomic: SPEC.md, "Kernel shapes"),
+  // A shape whose order varies by design (atomic: docs/spec.md, "Kernel shapes"),
   // or a user kernel declared non-deterministic (the settings' list), promises
   // no determinism: a baseline that happened to see one result is a
   // measurement, and a later run that sees two is not a regression.
@@ -171,7 +171,7 @@ struct Comparable {
 Comparable comparable(const Report& baseline, const Report& current, const GateOptions& options) {
   const auto& b = baseline.header;
   const auto& c = current.header;
-  // A gate must not pass on nothing (issue 43): a report without cells
+  // A gate must not pass on nothing (docs/bad-inputs.md): a report without cells
   // measured nothing, and a comparison with it would vouch for nothing.
   if (baseline.cells.empty())
     throw ReportInputError("the baseline report has no cells: a gate against it would compare nothing");

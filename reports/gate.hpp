@@ -1,5 +1,5 @@
 #pragma once
-// The CI gate (SPEC.md, "The four jobs", 2): a baseline report against a
+// The CI gate (docs/spec.md, "What ulpscope measures", 2): a baseline report against a
 // current one, cell by cell. A regression is a cell that disappeared, failed,
 // got a larger max ulp error than the tolerance allows, stopped being
 // correctly rounded, became non-deterministic, stopped matching its CPU

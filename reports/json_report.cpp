@@ -189,7 +189,7 @@ Cell cell_from_json(const Fields& f) {
   c.result = f.hex("result");
   c.component = f.text("component");
   c.ulp_error = f.number_or_null("ulp_error");
-  // Facts no run writes (issue 43): an error is a distance, and a NaN result
+  // Facts no run writes (docs/bad-inputs.md): an error is a distance, and a NaN result
   // has an error (0) only beside a NaN reference.
   if (c.ulp_error && *c.ulp_error < 0) f.fail(f.where("ulp_error"), fmt::format("{} is negative", *c.ulp_error));
   const auto is_nan = [](const std::string& hex) {
@@ -304,7 +304,7 @@ Report read_report(std::istream& in, std::string_view source) {
 }
 
 Report read_report_file(const std::filesystem::path& path) {
-  // A FIFO or a device would block open() or never end (issue 43).
+  // A FIFO or a device would block open() or never end (docs/bad-inputs.md).
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
   if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))

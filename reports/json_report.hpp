@@ -1,5 +1,5 @@
 #pragma once
-// The report as JSON (SPEC.md, "The report, as data"; docs/report-schema.md;
+// The report as JSON (docs/spec.md, "The report"; docs/report-schema.md;
 // reports/report.schema.json), written and read back. Reading is strict: a
 // report the gate compares against must be exactly what this build writes.
 #include <filesystem>

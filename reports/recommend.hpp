@@ -1,5 +1,5 @@
 #pragma once
-// SPEC.md, "The four jobs", 3: which accumulator should a norm (or a sum)
+// docs/spec.md, "What ulpscope measures", 3: which accumulator should a norm (or a sum)
 // use? Every candidate accumulator runs in the production `tree` shape on
 // every adversarial distribution at the given width; the answer is the
 // cheapest one that stays within the error budget on all of them, with the

@@ -1,5 +1,5 @@
 #pragma once
-// The terminal table (SPEC.md, "The four jobs", 1): cells grouped by op and
+// The terminal table (docs/spec.md, "What ulpscope measures", 1): cells grouped by op and
 // dtype, aligned columns, failed and non-deterministic cells marked.
 #include <iosfwd>
 

@@ -1,6 +1,6 @@
 #pragma once
 // GoogleTest assertions for users' kernels (accuracy/user_kernel.hpp): the
-// kernel is measured on every adversarial distribution of SPEC.md over a few
+// kernel is measured on every adversarial distribution of docs/spec.md over a few
 // sizes and seeds (accuracy/evaluate_kernel.hpp), and the assertion fails
 // when any cell is further than U ulps from the exact reference, failed, or
 // (for a kernel that promises determinism) gave different bits on repeated

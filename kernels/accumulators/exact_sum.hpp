@@ -14,7 +14,7 @@
 // is not guaranteed:
 // - fp16 and fp8 (FastEvery > 0): every term is a multiple of 2^Low below
 //   2^Top, so FastEvery = 2^(53 + Low - Top) terms cannot round a double
-//   (SPEC.md's note); the run is spilled every FastEvery terms, checked once
+//   (docs/spec.md's note); the run is spilled every FastEvery terms, checked once
 //   per vector of W values (add_group). Products of two such values are exact
 //   in float (FloatProducts), so each costs one conversion to double.
 // - fp32 and bf16 (FastEvery = 0): each double addition is checked to be
@@ -93,7 +93,7 @@ constexpr int split_grid(int top, int low) { return (top + low) >> 1; }
 ULPSCOPE_HD ULPSCOPE_NOINLINE inline double round_scaled_bits(std::uint64_t w, int e, bool sticky, bool neg,
                                                              OutFormat f) {
   const double inf = detail::double_from_bits(0x7FF0000000000000ull);
-  // Keep the bits at and above 2^q, q the quantum of f at e (SPEC.md, "Metrics").
+  // Keep the bits at and above 2^q, q the quantum of f at e (docs/spec.md, "Metrics").
   const int q = (e > f.emin ? e : f.emin) - f.precision + 1;
   const int kept = e - q + 1;
   std::uint64_t m;

@@ -1,6 +1,6 @@
 #pragma once
 // max, min and amax: selection rounds nothing, so every order gives the same
-// value. NaN anywhere gives NaN (unlike fmaxf, which drops it: SPEC.md,
+// value. NaN anywhere gives NaN (unlike fmaxf, which drops it: docs/spec.md,
 // "Ops"); between equal zeros max keeps +0 and min keeps -0 (IEEE 754-2019
 // maximum and minimum, rounded_arith.hpp), so the result does not depend on
 // the order either, nor does which NaN comes out (the canonical one).

@@ -1,5 +1,5 @@
 #pragma once
-// The `cub` and `cub_deterministic` shapes (SPEC.md, "Kernel shapes"):
+// The `cub` and `cub_deterministic` shapes (docs/spec.md, "Kernel shapes"):
 // NVIDIA's reductions, GPU only, no CPU model. Ops: sum, mean, dot, sumsq,
 // norm2, rms (CUB adds; the finish, a division or square root, is ours and is
 // done once in the accumulator type), and max, min, amax. Whole arrays go
@@ -29,7 +29,7 @@ std::size_t cub_workspace_bytes(const KernelSpec&, const DeviceProblem&);
 // rounding to spec.out). Throws GpuError.
 void launch_cub(const KernelSpec&, const DeviceProblem&, DeviceWorkspace, DeviceOutput, cudaStream_t);
 
-// The yardstick of SPEC.md ("Metrics"): cub::DeviceReduce::Sum over n floats.
+// The yardstick of docs/spec.md ("Metrics"): cub::DeviceReduce::Sum over n floats.
 std::size_t cub_sum_fp32_workspace_bytes(std::int64_t n);
 void launch_cub_sum_fp32(const float* x, std::int64_t n, float* out, DeviceWorkspace, cudaStream_t);
 

@@ -52,7 +52,7 @@ __host__ __device__ inline Acc widen(__nv_fp8_e5m2 v) { return static_cast<Acc>(
 
 // Products rounded once in the accumulator type: explicit rounding
 // intrinsics, so that no FMA contraction merges them with CUB's adds
-// (SPEC.md, "Kernel shapes").
+// (docs/spec.md, "Kernel shapes").
 __device__ inline float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 __device__ inline double mul_rn(double a, double b) { return __dmul_rn(a, b); }
 __device__ inline __half mul_rn(__half a, __half b) { return __hmul_rn(a, b); }

@@ -1,5 +1,5 @@
 #pragma once
-// Throughput per SPEC.md ("Metrics"): CUDA events around each launch, untimed
+// Throughput per docs/spec.md ("Metrics"): CUDA events around each launch, untimed
 // warm-up launches first, the median of the timed ones; inputs rotated among
 // copies whose total exceeds L2 so that repeated runs do not measure the cache
 // (METHOD: "rotate among several input sets"). CUDA code only.

@@ -1,7 +1,7 @@
 #pragma once
 // What the gallery's kernels combine, for host and device: sum with the
 // native accumulator (the running value rounded to the input format after
-// every add, SPEC.md's "naive") or fp32, and max. Every value travels as a
+// every add, docs/spec.md's "naive") or fp32, and max. Every value travels as a
 // float (the input widened exactly); an op is identity() and combine(a, b),
 // plus merge/Partial so that the tree shape's block step (kernels/tree/
 // block_reduce.cuh, kernels/model/tree_model.hpp) runs over it unchanged.

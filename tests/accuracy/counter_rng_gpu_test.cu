@@ -1,5 +1,5 @@
 // The generator's primitives give the same bits on the GPU as on the host
-// (SPEC.md, "Adversarial distributions": the same bits on CPU and GPU). Every
+// (docs/spec.md, "Adversarial distributions": the same bits on CPU and GPU). Every
 // distribution is built from these with exact steps (scaling by powers of
 // two, sign flips) and one final rounding to the input format.
 #include <gtest/gtest.h>

@@ -66,7 +66,7 @@ inline UserKernel serial_fp32_sum(Dtype in, Dtype out) {
 
 // A whole-array sum of fp16 values in fp64, rounded once to fp32. Every fp16
 // value is a multiple of 2^-24 below 2^16, so fp64 adds up to 2^13 of them
-// without rounding (SPEC.md, "Accumulators", exact): correctly rounded for
+// without rounding (docs/spec.md, "Accumulators", exact): correctly rounded for
 // n <= 8192. With running_in_fp16, the running value is rounded to fp16
 // after every addition instead (SPEC's naive accumulator): stagnation.
 inline UserKernel fp16_sum(bool running_in_fp16) {

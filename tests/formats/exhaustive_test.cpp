@@ -1,5 +1,5 @@
 // Every bit pattern of fp16, bf16 and both fp8 formats (and a structured
-// sample of fp32), against MPFR and against SPEC.md's table: decoding,
+// sample of fp32), against MPFR and against docs/spec.md's table: decoding,
 // encoding of every value and of every midpoint between neighbours, and
 // hex-float printing.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #pragma once
-// What a bit pattern means according to SPEC.md's table alone: its kind and
+// What a bit pattern means according to docs/spec.md's table alone: its kind and
 // its value, built with MPFR from the fields.
 #include <cmath>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Typed tests over the five formats (SPEC.md, "Number formats") for the value
+// Typed tests over the five formats (docs/spec.md, "Number formats") for the value
 // type SmallFloat and the run-time functions of round_to_dtype.hpp:
 // classification, nextUp/nextDown, ulp, rounding, representability.
 #include <gtest/gtest.h>
@@ -92,7 +92,7 @@ TYPED_TEST(SmallFloatOf, NextUpAndDownAgreeWithMpfr) {
   EXPECT_EQ(T::from_bits(0).next_down().to_double(), -Spec<F>::min_subnormal);
 }
 
-// SPEC.md, "Metrics": ulp(x) = 2^(max(e, emin) - p + 1), e = floor(log2 |x|),
+// docs/spec.md, "Metrics": ulp(x) = 2^(max(e, emin) - p + 1), e = floor(log2 |x|),
 // ulp(0) the smallest subnormal.
 double spec_ulp(double x, int precision, int emin) {
   if (x == 0) return std::ldexp(1.0, emin - precision + 1);

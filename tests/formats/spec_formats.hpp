@@ -1,5 +1,5 @@
 #pragma once
-// The formats of SPEC.md, "Number formats", described by the numbers the spec
+// The formats of docs/spec.md, "Number formats", described by the numbers the spec
 // states rather than by BinaryFormat's own arithmetic, so that tests compare
 // the implementation against an independent description. Also the bit
 // patterns each test visits: all of them for the 8- and 16-bit formats, a

@@ -1,5 +1,5 @@
 // The seed gallery's kernels on the GPU against their CPU models, bit for bit
-// for every deterministic kernel (SPEC.md, "Kernel shapes"), and the seeds'
+// for every deterministic kernel (docs/spec.md, "Kernel shapes"), and the seeds'
 // correctness traps: sizes that are not powers of two nor multiples of the
 // block, a 32-thread block with the unrolled last warp, a partially filled
 // last warp under the shuffles, the output reset between repeated atomic runs.

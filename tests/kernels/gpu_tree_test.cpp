@@ -1,5 +1,5 @@
 // The tree and atomic kernels on the GPU against their CPU models, bit for bit
-// (SPEC.md, "Kernel shapes"): every op x format x accumulator on the ugly
+// (docs/spec.md, "Kernel shapes"): every op x format x accumulator on the ugly
 // sizes at three launch configurations, repeated runs, row-wise orders, and
 // one input above 2^31 elements (64-bit indices), long chains on small grids.
 // Skips without a GPU.

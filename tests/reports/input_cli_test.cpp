@@ -118,4 +118,17 @@ TEST(InputCli, Float64DataRoundedToFp32IsSaid) {
   EXPECT_EQ(quiet.out, "");
 }
 
+// A size that cannot fit is refused before any work, in one line naming the
+// size, the estimate and the limit (docs/bad-inputs.md), never an
+// out-of-memory crash part way: 2^40 fp32 values are 4 TiB.
+TEST(InputCli, ASizeThatDoesNotFitIsRefusedAtOnce) {
+  for (const char* n : {"2^40", "1e12"}) {
+    const ProgramRun r = run(std::string("--n ") + n + " --op sum --dtype fp32 --backend cpu -q");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("of host memory;"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("is available"), std::string::npos) << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  }
+}
+
 }  // namespace
