@@ -752,7 +752,7 @@ class MatrixRunner {
     bool all_cr = true;
     for (std::size_t i = 0; i < res.values.size(); ++i) {
       std::string note;
-      const auto ulps = ulp_error(res.values[i], ref.outputs[i].exact, out_dtype, &note);
+      const auto ulps = ulp_error(res.values[i], ref.outputs[i].exact, out_dtype, &note, s_.saturation);
       const double rank = ulps ? *ulps : HUGE_VAL;  // a non-finite mismatch is worst
       if (rank > worst_rank) {
         worst_rank = rank;
