@@ -4,8 +4,11 @@
 #include <bit>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "formats/round_to_dtype.hpp"
 #include "kernels/counter_rng.hpp"
+#include "reference/round_to_format.hpp"
 
 namespace ulpscope {
 namespace {
@@ -52,6 +55,32 @@ std::optional<std::optional<double>> compare_non_finite(double y, const ExactRea
   return fail(std::move(why));
 }
 
+std::string value_name(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
+  return fmt::format("{}", v);
+}
+
+// Where the finite r rounds past out's largest finite value: 0 when y is that
+// rounding under sat, nullopt (with a reason) when it is not; an empty
+// optional<optional> when r does not overflow, or overflows into a saturated
+// value that y is not (measured as any finite result).
+std::optional<std::optional<double>> compare_overflow(double y, const ExactReal& r, Dtype out, Saturation sat,
+                                                      std::string* note) {
+  const FormatInfo& f = format_info(out);
+  if (r.is_nan() || r.is_inf() || (mpfr_cmp_d(r.get(), f.max_finite) <= 0 && mpfr_cmp_d(r.get(), -f.max_finite) >= 0))
+    return std::nullopt;  // the common case costs two comparisons
+  if (std::isfinite(round_to_format(r, out, Saturation::nosat))) return std::nullopt;  // rounds to the largest value
+  const double rn = round_to_format(r, out, sat);
+  if (correctly_rounded(y, rn)) return std::optional<double>(0.0);
+  if (std::isfinite(rn)) return std::nullopt;  // saturated: another finite y is measured as usual
+  const std::string what = std::isnan(y) ? "NaN" : !std::isinf(y) ? "finite" : "opposite infinite";
+  if (note)
+    *note = fmt::format("{} result where the correctly rounded one is {} (its exact value overflows {})", what,
+                        value_name(rn), format_name(out));
+  return std::optional<double>{};
+}
+
 std::uint64_t result_key(double v) {
   if (std::isnan(v)) return 0x7FF8000000000000ull;
   return std::bit_cast<std::uint64_t>(v);
@@ -67,7 +96,8 @@ int ulp_exponent(const ExactReal& r, Dtype out) {
   return std::max(e, f.emin) - f.precision + 1;
 }
 
-std::optional<double> ulp_error(double y, const ExactReal& r, Dtype out, std::string* note) {
+std::optional<double> ulp_error(double y, const ExactReal& r, Dtype out, std::string* note, Saturation sat) {
+  if (auto overflow = compare_overflow(y, r, out, sat, note)) return *overflow;
   if (auto special = compare_non_finite(y, r, out, note)) return *special;
   ExactReal d = abs_difference(y, r);
   mpfr_div_2si(d.get(), d.get(), ulp_exponent(r, out), MPFR_RNDN);  // exact: a power of two

@@ -20,11 +20,17 @@ int ulp_exponent(const ExactReal& r, Dtype out);
 
 // |y - r| / ulp_F(r), with |y - r| computed in MPFR at 128 bits, so a relative
 // difference of 1e-30 is still measured. Both NaN, or the same infinity: 0.
-// nullopt where the result or the reference is not finite and they differ,
-// with the reason in *note ("NaN result for a finite reference", "infinite
-// result for a finite reference (its exact value overflows fp16 too)",
-// "finite result for an infinite reference", ...).
-std::optional<double> ulp_error(double y, const ExactReal& r, Dtype out, std::string* note = nullptr);
+// Overflow is scored as IEEE 754 rounds (2019, sec. 7.4): where the finite r
+// rounds past the largest finite value, RN_F(r) under `sat` (an infinity, NaN
+// for fp8_e4m3 without saturation, the largest value when saturated) is the
+// correct result, 0 ULPs. Underflow needs no rule: a zero is at most half
+// ulp_F(0) from an r that rounds to it. nullopt where the result or the
+// reference is not finite and they differ, or where r overflows and y is not
+// its rounding, with the reason in *note ("NaN result for a finite
+// reference", "finite result where the correctly rounded one is +inf (its
+// exact value overflows fp16)", "finite result for an infinite reference", ...).
+std::optional<double> ulp_error(double y, const ExactReal& r, Dtype out, std::string* note = nullptr,
+                                Saturation sat = Saturation::nosat);
 
 // Whether y is RN_F(r), bit for bit: -0 differs from +0, any NaN equals any NaN.
 bool correctly_rounded(double y, double rn_r);

@@ -99,7 +99,7 @@ typedef struct ulpscope_call {
   const void* y;     /* dot: second vector, same shape as x; else NULL */
   const void* gamma; /* rmsnorm, layernorm: cols values; else NULL */
   const void* beta;  /* layernorm: cols values; else NULL */
-  double eps;        /* rms, rmsnorm, layernorm */
+  double eps;        /* rms, rmsnorm, layernorm: the suite's, 1e-6 unless accuracy_report --eps says otherwise */
   void* out;         /* ulpscope_output_count() values of out_dtype */
   ulpscope_launch_config config;
 } ulpscope_call;

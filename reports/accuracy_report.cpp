@@ -67,6 +67,7 @@ MatrixSettings settings_from(const CliOptions& o) {
   if (o.cols) s.row_cols = *o.cols;
   if (o.runs > 0) s.runs = o.runs;
   if (o.throughput_n) s.throughput_n = *o.throughput_n;
+  if (o.eps) s.eps = *o.eps;
   return s;
 }
 
@@ -236,7 +237,7 @@ void check_outputs(const CliOptions& o) {
 // fit the sizes and axes.
 std::string why_nothing(const MatrixSettings& s, const std::vector<std::pair<std::string, std::string>>& unavailable) {
   std::string text;
-  for (const auto& [shape, reason] : unavailable) text += fmt::format("; {} {}", shape, reason);
+  for (const auto& [what, reason] : unavailable) text += fmt::format("; {}: {}", what, reason);
   return fmt::format("no kernel of the matrix ran on its sizes {} and axes (row-wise ops need n a multiple of the row "
                      "width {}){}",
                      fmt::join(s.sizes, ","), s.row_cols, text);
@@ -265,6 +266,7 @@ int run(const CliOptions& o) {
     recommend_request = RecommendRequest{*o.recommend, o.dtypes.front(), *o.hidden, o.ulp_tolerance.value_or(1.0)};
     if (!o.seeds.empty()) recommend_request->seeds = o.seeds;
     settings = recommend_matrix(*recommend_request);
+    if (o.eps) settings.eps = *o.eps;
   }
   if (!o.baseline_path.empty()) {
     // Re-run the baseline's matrix: its settings, not the defaults.

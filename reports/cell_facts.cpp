@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <utility>
 
@@ -56,6 +58,12 @@ std::string error_note_for_export(const Cell& c) {
     note += fmt::format("{} was {} (written as null)", name, short_number(value));
   }
   return note;
+}
+
+std::string settings_eps(const std::string& settings_json) {
+  const auto settings = nlohmann::json::parse(settings_json, nullptr, false);
+  if (!settings.is_object() || !settings.contains("eps") || !settings["eps"].is_number()) return "";
+  return fmt::format("{}", settings["eps"].get<double>());
 }
 
 }  // namespace ulpscope

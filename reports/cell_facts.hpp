@@ -47,4 +47,8 @@ std::string error_note_for_export(const Cell& c);
 // The metric as exported: nullopt where undefined or non-finite.
 std::optional<double> finite_or_null(std::optional<double> v);
 
+// The eps of the report's settings (its header's settings JSON), as the
+// table and the Markdown summary print it ("1e-05"); empty when absent.
+std::string settings_eps(const std::string& settings_json);
+
 }  // namespace ulpscope

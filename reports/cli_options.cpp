@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "accuracy/run_matrix.hpp"      // MatrixSettings' default eps (header)
 #include "accuracy/settings_check.hpp"  // the limits only (header)
 #include "formats/named_enum.hpp"
 
@@ -128,7 +129,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
   app.get_formatter()->column_width(34);
 
   std::vector<std::string> dtypes, ops, accs, shapes, sizes, seeds;
-  std::string throughput_n;
+  std::string throughput_n, eps;
   std::string backend = "auto", out_dtype, saturation, axis, recommend, rows, cols;
   const auto list = [&](const char* name, std::vector<std::string>& into, const std::string& help) {
     return app.add_option(name, into, help)->delimiter(',')->type_name("LIST");
@@ -152,6 +153,12 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       ->group("Matrix");
   app.add_option("--rows", rows, "Rows of a row-wise problem ([rows, cols])")->group("Matrix");
   app.add_option("--cols", cols, "Columns of a row-wise problem ([rows, cols])")->group("Matrix");
+  app.add_option("--eps", eps,
+                 fmt::format("The eps of rms, rmsnorm and layernorm, inside the square root (default {}; PyTorch's "
+                             "and llm.c's norms use 1e-5), passed to plug-ins as ulpscope_call.eps",
+                             MatrixSettings{}.eps))
+      ->type_name("EPS")
+      ->group("Matrix");
   app.add_flag("--full", o.full, "The thorough matrix instead of the default one")->group("Matrix");
   app.add_option("--runs", o.runs, "Repeated runs per launch configuration")
       ->check(CLI::Range(1, kMaxRuns))
@@ -231,6 +238,14 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       const auto n = parse_size(throughput_n);
       if (!n) throw UsageError{fmt::format("bad --throughput-n '{}' (a whole number up to 2^40, or 0)", throughput_n)};
       o.throughput_n = *n;
+    }
+    if (!eps.empty()) {
+      // Parsed here, not by CLI11, so that every bad value gets the same one line.
+      double v = 0;
+      const auto [end, ec] = std::from_chars(eps.data(), eps.data() + eps.size(), v);
+      if (ec != std::errc() || end != eps.data() + eps.size() || !std::isfinite(v) || v <= 0)
+        throw UsageError{fmt::format("bad --eps '{}' (a finite number > 0, e.g. 1e-5)", eps)};
+      o.eps = v;
     }
     for (const auto& s : seeds) {
       const auto v = parse_u64(s);

@@ -36,6 +36,7 @@ struct CliOptions {
   bool full = false;
   int runs = 0;  // repeated runs per configuration (0: the default)
   std::optional<std::int64_t> throughput_n;  // the size throughput is measured at (0: not measured)
+  std::optional<double> eps;                 // rms, rmsnorm, layernorm (nullopt: MatrixSettings' default)
 
   BackendChoice backend = BackendChoice::automatic;
   std::string format = "table";  // validated by reports/

@@ -69,9 +69,11 @@ void write_markdown(const Report& report, std::ostream& out, const MarkdownOptio
   const auto rounded = count([](const Cell& c) { return c.correctly_rounded; });
 
   std::string md = "### ulpscope accuracy report\n\n";
-  md += fmt::format("**{} cells** · {} backend on {} · commit {} · {:.1f} s\n\n", cells.size(),
+  md += fmt::format("**{} cells** · {} backend on {} · commit {} · {:.1f} s", cells.size(),
                     markdown_text(h.backend), markdown_text(h.device),
                     markdown_text(h.git_commit.empty() ? "unknown" : h.git_commit), h.seconds);
+  if (const std::string eps = settings_eps(h.settings_json); !eps.empty()) md += " · eps " + eps;
+  md += "\n\n";
   md += fmt::format("- failed: **{}** · non-deterministic: **{}** · GPU differs from model: **{}** · "
                     "correctly rounded: {}/{}\n",
                     failed, nondet, mismatch, rounded, cells.size());

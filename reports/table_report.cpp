@@ -87,8 +87,10 @@ void write_table(const Report& report, std::ostream& out, const TableStyle& styl
     return style.colour ? fmt::format(ts, "{}", s) : s;
   };
   out << styled(fmt::emphasis::bold, fmt::format("ulpscope {}", h.version.empty() ? "?" : h.version))
-      << fmt::format(" | {} backend on {} | commit {} | {} cells in {:.1f} s\n", h.backend, h.device,
+      << fmt::format(" | {} backend on {} | commit {} | {} cells in {:.1f} s", h.backend, h.device,
                      h.git_commit.empty() ? "unknown" : h.git_commit, report.cells.size(), h.seconds);
+  if (const std::string eps = settings_eps(h.settings_json); !eps.empty()) out << " | eps " << eps;
+  out << '\n';
   for (const auto& [shape, reason] : h.unavailable) out << fmt::format("not run: {} ({})\n", shape, reason);
   if (report.cells.empty()) {
     out << "(no cells)\n";

@@ -5,7 +5,11 @@
 // bound.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <map>
+#include <set>
 #include <string>
 
 #include "accuracy/run_matrix.hpp"
@@ -140,6 +144,76 @@ TEST(EndToEnd, ALargeNormIsScoredOnSampledRowsAndSaysSo) {
   EXPECT_EQ(c.distinct_across_permutations, 1);  // the exact row statistics do not depend on the order
   EXPECT_EQ(c.n, rows * cols);
   EXPECT_EQ(c.component.rfind("row ", 0), 0u) << c.component;
+}
+
+}  // namespace
+}  // namespace ulpscope
+
+namespace ulpscope {
+namespace {
+
+// Issue 41, item 2: four fp16 values of 65504 sum to 262016, which overflows
+// fp16. The exact accumulator rounds it once, to +Inf: the correctly rounded
+// result, scored 0 ULPs (it used to be "undefined"). So is a float accumulator
+// that overflows to the same +Inf; near_max (every sum of two overflows) too.
+TEST(EndToEnd, AnFp16SumWhoseExactValueOverflowsIsCorrectlyRoundedToInf) {
+  for (const Accumulator acc : {Accumulator::exact, Accumulator::fp32}) {
+    for (const DistributionSpec& dist :
+         {DistributionSpec{Distribution::constant, 65504.0}, DistributionSpec{Distribution::near_max, std::nullopt}}) {
+      const Cell c = run_one(one_cell(Op::sum, Dtype::fp16, acc, Shape::tree, dist, 4));
+      EXPECT_EQ(value_of(c.reference_rounded), HUGE_VAL) << c.accumulator << ' ' << c.distribution;
+      EXPECT_EQ(value_of(c.result), HUGE_VAL) << c.accumulator << ' ' << c.distribution;
+      EXPECT_TRUE(c.correctly_rounded) << c.accumulator << ' ' << c.distribution;
+      EXPECT_EQ(c.ulp_error, 0.0) << c.accumulator << ' ' << c.distribution << ": " << c.error_note;
+      EXPECT_EQ(c.error_note, "") << c.accumulator << ' ' << c.distribution;
+    }
+  }
+}
+
+// Issue 41, item 5: every (op, n, axis) of the matrix either has cells or is
+// listed once in `unavailable` with its reason, whatever the number of
+// distributions and seeds; nothing vanishes.
+TEST(EndToEnd, EveryOpSizeAndAxisEitherRunsOrIsListedOnceAsNotRun) {
+  MatrixSettings s;
+  s.ops = {Op::sum, Op::mean_var, Op::rmsnorm, Op::layernorm};
+  s.dtypes = {Dtype::fp32};
+  s.accumulators = {Accumulator::fp32};
+  s.shapes = {Shape::tree};
+  s.distributions = {{Distribution::normal, std::nullopt}, {Distribution::uniform, std::nullopt}};
+  s.sizes = {33, 4097, 8192};
+  s.seeds = {1, 2};
+  s.axes = {Axis::all, Axis::inner, Axis::outer};
+  s.row_cols = 4096;
+  s.permutations = 0;
+  s.runs = 1;
+  const MatrixRun run = run_matrix(s, nullptr, {});
+
+  std::set<std::string> ran;
+  for (const Cell& c : run.cells) {
+    ASSERT_EQ(c.status, "ok") << c.op << ' ' << c.n << ' ' << c.axis;
+    ran.insert(fmt::format("{} n={} axis={}", c.op, c.n, c.axis));
+  }
+  std::map<std::string, std::string> not_run;
+  for (const auto& [what, why] : run.unavailable) {
+    EXPECT_TRUE(not_run.emplace(what, why).second) << "listed twice: " << what;
+    EXPECT_EQ(ran.count(what), 0u) << what << " both ran and is listed as not run";
+  }
+  for (const Op op : s.ops) {
+    // The norms normalise rows: along the inner axis only.
+    const std::vector<Axis> axes = is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s.axes;
+    for (const std::int64_t n : s.sizes) {
+      for (const Axis axis : axes) {
+        const std::string what = fmt::format("{} n={} axis={}", to_string(op), n, to_string(axis));
+        const bool whole_rows = axis == Axis::all || n % std::min<std::int64_t>(n, s.row_cols) == 0;
+        EXPECT_EQ(ran.count(what), whole_rows ? 1u : 0u) << what;
+        if (whole_rows) continue;
+        ASSERT_EQ(not_run.count(what), 1u) << what << " vanished without a not-run line";
+        EXPECT_EQ(not_run.at(what), "not a whole number of rows of 4096") << what;
+      }
+    }
+  }
+  // sum and mean_var along inner and outer, and the two norms, at 4097.
+  EXPECT_EQ(not_run.size(), 2u * 2 + 2);
 }
 
 }  // namespace

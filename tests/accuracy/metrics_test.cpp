@@ -6,6 +6,7 @@
 #include <string>
 
 #include "formats/round_to_dtype.hpp"
+#include "reference/round_to_format.hpp"
 
 namespace ulpscope {
 namespace {
@@ -98,9 +99,10 @@ TEST(UlpError, NonFiniteResultsAndReferences) {
   EXPECT_EQ(note, "NaN result for a finite reference");
   EXPECT_FALSE(ulp_error(HUGE_VAL, exact(1.0), Dtype::fp32, &note).has_value());
   EXPECT_EQ(note, "infinite result for a finite reference");
-  // The exact sum 70000 is past fp16's 65504: RN is +Inf too, and the note says so.
-  EXPECT_FALSE(ulp_error(HUGE_VAL, exact(70000.0), Dtype::fp16, &note).has_value());
-  EXPECT_EQ(note, "infinite result for a finite reference (its exact value overflows fp16 too)");
+  // The exact value 61440 overflows fp8_e5m2, which saturates to 57344: an
+  // infinity is not the saturated rounding, and the note says the value overflows.
+  EXPECT_FALSE(ulp_error(HUGE_VAL, exact(61440.0), Dtype::fp8_e5m2, &note, Saturation::satfinite).has_value());
+  EXPECT_EQ(note, "infinite result for a finite reference (its exact value overflows fp8_e5m2 too)");
   EXPECT_EQ(ulp_error(NAN, special(NAN), Dtype::fp32, &note), 0.0);
   EXPECT_FALSE(ulp_error(1.0, special(NAN), Dtype::fp32, &note).has_value());
   EXPECT_EQ(note, "finite result for a NaN reference");
@@ -114,6 +116,116 @@ TEST(UlpError, NonFiniteResultsAndReferences) {
   EXPECT_EQ(note, "finite result for an infinite reference");
   EXPECT_FALSE(ulp_error(NAN, special(HUGE_VAL), Dtype::fp16, &note).has_value());
   EXPECT_EQ(note, "NaN result for an infinite reference");
+}
+
+// Issue 41, item 2: overflow is scored as IEEE 754 rounds (§7.4): where
+// RN_out(exact) is an infinity, that infinity is the correctly rounded result,
+// 0 ULPs; any other result there, or an infinity where RN_out(exact) is
+// finite, has no ULP error (null, with the reason). Each format at its
+// overflow threshold, the midpoint between the largest finite value and the
+// next power of the format's step, and just below it.
+struct OverflowCase {
+  Dtype out;
+  double threshold;  // the smallest value that rounds to the overflow value
+  double below;      // a value just below it, which rounds to the largest finite value
+};
+
+class OverflowAtTheFormatsBoundary : public ::testing::TestWithParam<OverflowCase> {};
+
+TEST_P(OverflowAtTheFormatsBoundary, TheSameInfinityIsZeroUlpsAnythingElseHasNone) {
+  const auto [out, threshold, below] = GetParam();
+  const double max = format_info(out).max_finite;
+  for (const double sign : {1.0, -1.0}) {
+    const ExactReal r = exact(sign * threshold);
+    ASSERT_EQ(round_to_format(r, out), sign * HUGE_VAL) << to_string(out);
+    std::string note;
+    EXPECT_EQ(ulp_error(sign * HUGE_VAL, r, out, &note), 0.0) << to_string(out) << ' ' << note;
+    EXPECT_TRUE(correctly_rounded(sign * HUGE_VAL, round_to_format(r, out)));
+    // Far past the threshold too.
+    EXPECT_EQ(ulp_error(sign * HUGE_VAL, exact(sign * 4 * max), out), 0.0) << to_string(out);
+    // The largest finite value, the opposite infinity or NaN where the correct result is an infinity.
+    EXPECT_FALSE(ulp_error(sign * max, r, out, &note).has_value()) << to_string(out);
+    EXPECT_EQ(note, std::string("finite result where the correctly rounded one is ") + (sign > 0 ? "+inf" : "-inf") +
+                        " (its exact value overflows " + std::string(to_string(out)) + ")");
+    EXPECT_FALSE(ulp_error(-sign * HUGE_VAL, r, out, &note).has_value()) << to_string(out);
+    EXPECT_NE(note.find("opposite infinite result where the correctly rounded one is"), std::string::npos) << note;
+    EXPECT_FALSE(ulp_error(NAN, r, out, &note).has_value()) << to_string(out);
+    EXPECT_NE(note.find("NaN result where the correctly rounded one is"), std::string::npos) << note;
+    // Just below the threshold the correct result is finite: an infinity fails, the largest value is measured.
+    const ExactReal b = exact(sign * below);
+    ASSERT_EQ(round_to_format(b, out), sign * max) << to_string(out);
+    EXPECT_FALSE(ulp_error(sign * HUGE_VAL, b, out, &note).has_value()) << to_string(out);
+    EXPECT_EQ(note, "infinite result for a finite reference");
+    const auto measured = ulp_error(sign * max, b, out);
+    ASSERT_TRUE(measured.has_value());
+    EXPECT_LT(*measured, 0.5);
+    EXPECT_GT(*measured, 0.49);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formats, OverflowAtTheFormatsBoundary,
+    ::testing::Values(
+        // fp16: 65504 = (2 - 2^-10) 2^15; the midpoint to 2^16 is 65520, a tie that rounds to even (2^16: overflow).
+        OverflowCase{Dtype::fp16, 65520.0, 65520.0 - p2(-20)},
+        // bf16: (2 - 2^-7) 2^127; the midpoint (2 - 2^-8) 2^127.
+        OverflowCase{Dtype::bf16, std::ldexp(2 - p2(-8), 127), std::ldexp(2 - p2(-8), 127) - std::ldexp(1.0, 90)},
+        OverflowCase{Dtype::fp32, std::ldexp(2 - p2(-24), 127), std::ldexp(2 - p2(-24), 127) - std::ldexp(1.0, 90)},
+        // fp8_e5m2 without saturation: 57344 = 1.75 * 2^15; the midpoint 61440.
+        OverflowCase{Dtype::fp8_e5m2, 61440.0, 61440.0 - p2(-20)}),
+    [](const auto& info) { return std::string(to_string(info.param.out)); });
+
+// fp8_e4m3 has no infinity: an overflow is NaN without saturation. Saturated
+// (satfinite, either fp8 format), the largest finite value is the correct
+// rounding of anything past it: 0 ULPs, as it is correctly rounded.
+TEST(UlpError, Fp8OverflowToNaNOrToTheSaturatedValue) {
+  std::string note;
+  // e4m3: 448 = 1.75 * 2^8; 464, the midpoint to 480 (the NaN pattern), ties to 448.
+  const ExactReal past = exact(464.0, p2(-20));
+  ASSERT_TRUE(std::isnan(round_to_format(past, Dtype::fp8_e4m3, Saturation::nosat)));
+  EXPECT_EQ(ulp_error(NAN, past, Dtype::fp8_e4m3, &note, Saturation::nosat), 0.0) << note;
+  EXPECT_FALSE(ulp_error(448.0, past, Dtype::fp8_e4m3, &note, Saturation::nosat).has_value());
+  EXPECT_EQ(note, "finite result where the correctly rounded one is NaN (its exact value overflows fp8_e4m3)");
+  EXPECT_EQ(ulp_error(-NAN, exact(-1e6), Dtype::fp8_e4m3, &note, Saturation::nosat), 0.0);
+  EXPECT_EQ(ulp_error(448.0, past, Dtype::fp8_e4m3, &note, Saturation::satfinite), 0.0);
+  EXPECT_EQ(ulp_error(-448.0, exact(-1e6), Dtype::fp8_e4m3, &note, Saturation::satfinite), 0.0);
+  EXPECT_FALSE(ulp_error(NAN, past, Dtype::fp8_e4m3, &note, Saturation::satfinite).has_value());
+  // Saturated, a value other than the largest one is measured as usual: 1e6 - 416 over ulp(1e6) = 2^16.
+  EXPECT_DOUBLE_EQ(*ulp_error(416.0, exact(1e6), Dtype::fp8_e4m3, &note, Saturation::satfinite),
+                   (1e6 - 416.0) / 65536.0);
+  // 464 itself rounds to 448 in either mode: half an ulp, not an overflow.
+  EXPECT_EQ(ulp_error(448.0, exact(464.0), Dtype::fp8_e4m3, &note, Saturation::nosat), 0.5);
+  // e5m2 saturated: 57344 for 61440 and beyond.
+  EXPECT_EQ(ulp_error(57344.0, exact(61440.0), Dtype::fp8_e5m2, &note, Saturation::satfinite), 0.0);
+  EXPECT_EQ(ulp_error(-57344.0, exact(-1e9), Dtype::fp8_e5m2, &note, Saturation::satfinite), 0.0);
+  EXPECT_EQ(ulp_error(HUGE_VAL, exact(1e9), Dtype::fp8_e5m2, &note, Saturation::nosat), 0.0);
+}
+
+// Underflow to zero is already a rounding like any other: a zero of the sign
+// of RN_out(exact) is correctly rounded and its ULP error is its true
+// distance, |r| / ulp_F(0) <= 0.5 (never null); a zero of the other sign is
+// not correctly rounded. At each format's smallest subnormal: a quarter of it
+// rounds to zero, half of it ties to zero (even).
+TEST(UlpError, UnderflowToZeroIsCorrectlyRoundedAtEveryFormatsSmallestSubnormal) {
+  for (const Dtype out : {Dtype::fp16, Dtype::bf16, Dtype::fp8_e4m3, Dtype::fp8_e5m2, Dtype::fp32}) {
+    const double tiny = format_info(out).min_subnormal;
+    for (const double sign : {1.0, -1.0}) {
+      for (const double fraction : {0.25, 0.5}) {
+        const ExactReal r = exact(sign * fraction * tiny);
+        const double rn = round_to_format(r, out);
+        ASSERT_EQ(rn, 0.0) << to_string(out);
+        ASSERT_EQ(std::signbit(rn), sign < 0) << to_string(out);
+        EXPECT_TRUE(correctly_rounded(sign * 0.0, rn)) << to_string(out);
+        EXPECT_FALSE(correctly_rounded(-sign * 0.0, rn)) << to_string(out);
+        EXPECT_EQ(ulp_error(sign * 0.0, r, out), fraction) << to_string(out);
+      }
+      // Just above half the smallest subnormal rounds up to it: zero is then wrong (just over half an ulp).
+      const ExactReal r = exact(sign * 0.5 * tiny, sign * std::ldexp(tiny, -20));
+      EXPECT_EQ(round_to_format(r, out), sign * tiny) << to_string(out);
+      EXPECT_GT(*ulp_error(sign * 0.0, r, out), 0.5) << to_string(out);
+      EXPECT_LT(*ulp_error(sign * tiny, r, out), 0.5) << to_string(out);
+    }
+  }
 }
 
 TEST(CorrectlyRounded, ComparesBits) {

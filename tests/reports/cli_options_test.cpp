@@ -126,5 +126,22 @@ TEST(Cli, RepeatedSizesAndSeedsAreDropped) {
   EXPECT_EQ(o.seeds, (std::vector<std::uint64_t>{1, 2}));
 }
 
+// Issue 41, item 4: --eps, for the norms and rms; the default stated in --help.
+TEST(Cli, EpsIsAFiniteNumberAboveZero) {
+  EXPECT_FALSE(ok({}).eps.has_value());  // the matrix's default
+  EXPECT_EQ(ok({"--eps", "1e-5"}).eps, 1e-5);
+  EXPECT_EQ(ok({"--eps", "0.25"}).eps, 0.25);
+  for (const std::string bad : {"-1", "0", "nan", "inf", "-inf", "1e-5x", "abc"}) {
+    const CliExit e = fails({"--eps", bad});
+    EXPECT_EQ(e.status, 2) << bad;
+    EXPECT_NE(e.message.find("--eps"), std::string::npos) << bad << ": " << e.message;
+    EXPECT_EQ(e.message.find('\n'), std::string::npos) << bad << ": " << e.message;  // one line
+  }
+  const CliExit help = fails({"--help"});
+  const auto at = help.message.find("--eps");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_NE(help.message.find("default 1e-06", at), std::string::npos) << help.message.substr(at, 300);
+}
+
 }  // namespace
 }  // namespace ulpscope
