@@ -70,7 +70,9 @@ TEST_F(GpuUserKernel, MatchesItsModelBitForBitAndIsTimed) {
     EXPECT_EQ(c.configs, 2);
     EXPECT_EQ(c.distinct_results, 1);
     expect_throughput(c);
-    if (c.n > 0) EXPECT_TRUE(c.fraction_of_cub);
+    if (c.n > 0) {
+      EXPECT_TRUE(c.fraction_of_cub);
+    }
   }
   // The host form of the same kernel gives the same results, cell by cell.
   EvaluateOptions host = options();

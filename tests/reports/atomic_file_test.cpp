@@ -72,8 +72,41 @@ TEST(AtomicFile, ReportThatCannotBeRenderedLeavesTheOldFile) {
   EXPECT_EQ(files_in(dir.path()), 1u);
 }
 
-// A child writes a large file and is killed with SIGKILL as soon as its
-// temporary file appears; whenever the kill lands, the target is whole.
+// A child writes a large file over `path` and gets `sig` as soon as its
+// temporary file appears. Returns the child's wait status; the target is
+// then either its old or its new content, whenever the signal landed.
+int signal_a_writer_mid_write(const std::filesystem::path& dir, const std::filesystem::path& path,
+                              const std::string& new_content, int sig) {
+  const pid_t child = ::fork();
+  if (child < 0) return -1;
+  if (child == 0) {
+    try {
+      write_file_atomically(path, new_content);
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  bool saw_temp = false;
+  for (int i = 0; i < 20000 && !saw_temp; ++i) {
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().filename().string().find(".tmp.") != std::string::npos) saw_temp = true;
+    if (!saw_temp) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  ::kill(child, sig);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return status;
+}
+
+// Leaves only `path` in dir, holding old_content, for the next attempt.
+void reset_to(const std::filesystem::path& dir, const std::filesystem::path& path, const std::string& old_content) {
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path() != path) std::filesystem::remove(e.path());
+  write_file_atomically(path, old_content);
+}
+
+// SIGKILL: the temporary file stays behind, the target is whole.
 TEST(AtomicFile, KilledWriterLeavesOldOrNew) {
   test::ScratchDir dir;
   const auto path = dir / "report.csv";
@@ -82,39 +115,19 @@ TEST(AtomicFile, KilledWriterLeavesOldOrNew) {
   write_file_atomically(path, old_content);
   int killed_mid_write = 0;
   for (int attempt = 0; attempt < 3; ++attempt) {
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      try {
-        write_file_atomically(path, new_content);
-      } catch (...) {
-        ::_exit(3);
-      }
-      ::_exit(0);
-    }
-    bool saw_temp = false;
-    for (int i = 0; i < 20000 && !saw_temp; ++i) {
-      for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-        if (e.path().filename().string().find(".tmp.") != std::string::npos) saw_temp = true;
-      if (!saw_temp) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
-    ::kill(child, SIGKILL);
-    int status = 0;
-    ::waitpid(child, &status, 0);
+    const int status = signal_a_writer_mid_write(dir.path(), path, new_content, SIGKILL);
+    ASSERT_GE(status, 0) << "fork failed";
     const std::string now = test::read_text(path);
     EXPECT_TRUE(now == old_content || now == new_content) << "a half-written file of " << now.size() << " bytes";
     if (WIFSIGNALED(status) && now == old_content) ++killed_mid_write;
-    // Killed writers leave their temporary file; clear it for the next attempt.
-    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-      if (e.path() != path) std::filesystem::remove(e.path());
-    write_file_atomically(path, old_content);
+    reset_to(dir.path(), path, old_content);
   }
   // At least one kill must have landed while the temporary file was being
   // written, or this test would check nothing.
   EXPECT_GT(killed_mid_write, 0);
 }
 
-// Issue 43: a FIFO, a directory or a symbolic link at the target is not
+// A FIFO, a directory or a symbolic link at the target is not
 // replaced (rename would swap the link for a file, its target left stale).
 TEST(AtomicFile, RefusesTargetsThatAreNotRegularFiles) {
   test::ScratchDir dir;
@@ -133,7 +146,7 @@ TEST(AtomicFile, RefusesTargetsThatAreNotRegularFiles) {
   EXPECT_EQ(files_in(dir.path()), 4u);  // no temporary file left behind
 }
 
-// Issue 43: the checks a run makes before it starts.
+// The checks a run makes before it starts (docs/bad-inputs.md).
 TEST(AtomicFile, CheckOutputPath) {
   test::ScratchDir dir;
   test::write_text(dir / "in.npy", "data");
@@ -155,8 +168,8 @@ TEST(AtomicFile, CheckOutputPath) {
   EXPECT_EQ(test::read_text(dir / "in.npy"), "data");
 }
 
-// Issue 43: SIGTERM (or SIGINT) mid-write removes the temporary file and
-// still ends the process by that signal.
+// SIGTERM (or SIGINT) mid-write removes the temporary file and still ends
+// the process by that signal (docs/bad-inputs.md).
 TEST(AtomicFile, TerminatedWriterLeavesNoTemporaryFile) {
   test::ScratchDir dir;
   const auto path = dir / "report.csv";
@@ -165,25 +178,8 @@ TEST(AtomicFile, TerminatedWriterLeavesNoTemporaryFile) {
   write_file_atomically(path, old_content);
   int terminated_mid_write = 0;
   for (int attempt = 0; attempt < 3; ++attempt) {
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      try {
-        write_file_atomically(path, new_content);
-      } catch (...) {
-        ::_exit(3);
-      }
-      ::_exit(0);
-    }
-    bool saw_temp = false;
-    for (int i = 0; i < 20000 && !saw_temp; ++i) {
-      for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-        if (e.path().filename().string().find(".tmp.") != std::string::npos) saw_temp = true;
-      if (!saw_temp) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
-    ::kill(child, SIGTERM);
-    int status = 0;
-    ::waitpid(child, &status, 0);
+    const int status = signal_a_writer_mid_write(dir.path(), path, new_content, SIGTERM);
+    ASSERT_GE(status, 0) << "fork failed";
     const std::string now = test::read_text(path);
     EXPECT_TRUE(now == old_content || now == new_content) << "a half-written file of " << now.size() << " bytes";
     if (WIFSIGNALED(status)) {
@@ -191,9 +187,7 @@ TEST(AtomicFile, TerminatedWriterLeavesNoTemporaryFile) {
       if (now == old_content) ++terminated_mid_write;
     }
     EXPECT_EQ(files_in(dir.path()), 1u) << "a temporary file was left behind";
-    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-      if (e.path() != path) std::filesystem::remove(e.path());
-    write_file_atomically(path, old_content);
+    reset_to(dir.path(), path, old_content);
   }
   EXPECT_GT(terminated_mid_write, 0);
 }
