@@ -15,6 +15,9 @@ namespace {
 // the rounded value), with the allocator's overhead: a generous figure.
 constexpr double kReferenceBytes = 512;
 
+// One term of the logsumexp reference (reference/op_reference.cpp).
+constexpr double kExpTermBytes = 96;
+
 std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / double(1ull << 30)); }
 
 }  // namespace
@@ -47,6 +50,9 @@ MemoryNeed memory_need(const MatrixSettings& s, const std::optional<UserInput>& 
     if (gpu) host += 3 * outputs * 16 + held * scored * 16 * 2;  // the run in hand; scored parts and model runs
     else host += held * outputs * 16 * 2;                        // each thread's model run and what it keeps
     host += scored * kReferenceBytes;
+    // logsumexp's reference holds one exponential per value (an MPFR number of
+    // about 160 bits, with its allocation) until it sums them.
+    if (std::find(s.ops.begin(), s.ops.end(), Op::logsumexp) != s.ops.end()) host += n * kExpTermBytes;
     double device = 0;
     if (gpu) {
       device = 2 * arrays + outputs * 16;  // the upload, one permuted copy, the outputs

@@ -198,8 +198,9 @@ Reference logsumexp_reference(const TypedArray& x, OutputFormat out) {
     // relative error below 2^(2-p); log turns it into an absolute error
     // below 2^(3-p); log and the final addition add half an ulp each.
     const double cutoff = -(double(p) + log2n + 2) * std::log(2.0) - 1;
-    // The exponentials, on two threads for long arrays (MPFR keeps its
-    // caches per thread when built thread-safe, as Debian's is).
+    // The exponentials, shared out over the cores for long arrays (MPFR
+    // keeps its caches per thread when built thread-safe, as Debian's is);
+    // mpfr_sum rounds the exact sum once, whatever the terms' order.
     auto exps = [&](std::size_t begin, std::size_t end, std::vector<ExactReal>& terms) {
       ExactReal d(320);  // x_i - m is exact at 320 bits: fp32's range spans 277
       for (std::size_t i = begin; i < end; ++i) {
@@ -211,19 +212,19 @@ Reference logsumexp_reference(const TypedArray& x, OutputFormat out) {
         terms.push_back(std::move(t));
       }
     };
-    std::vector<ExactReal> low, high;
-    const std::size_t half = v.size() / 2;
-    if (v.size() >= kParallelExpFrom && mpfr_buildopt_tls_p()) {
-      std::thread worker([&] { exps(half, v.size(), high); });
-      exps(0, half, low);
-      worker.join();
-    } else {
-      exps(0, v.size(), low);
-    }
+    const std::size_t parts =
+        v.size() >= kParallelExpFrom && mpfr_buildopt_tls_p()
+            ? std::clamp<std::size_t>(v.size() / kParallelExpFrom, 1, std::max(1u, std::thread::hardware_concurrency()))
+            : 1;
+    std::vector<std::vector<ExactReal>> terms(parts);
+    std::vector<std::thread> workers;
+    for (std::size_t k = 1; k < parts; ++k)
+      workers.emplace_back([&, k] { exps(v.size() * k / parts, v.size() * (k + 1) / parts, terms[k]); });
+    exps(0, v.size() / parts, terms[0]);
+    for (auto& w : workers) w.join();
     std::vector<mpfr_ptr> ptrs;
-    ptrs.reserve(low.size() + high.size());
-    for (auto& t : low) ptrs.push_back(t.get());
-    for (auto& t : high) ptrs.push_back(t.get());
+    for (auto& part : terms)
+      for (auto& t : part) ptrs.push_back(t.get());
     ExactReal s(p), l(p);
     mpfr_sum(s.get(), ptrs.data(), ptrs.size(), MPFR_RNDN);
     mpfr_log(l.get(), s.get(), MPFR_RNDN);
