@@ -46,7 +46,7 @@ struct Row {
 // Flood 2014), rounded to the format (fp8 saturating, as CUDA's types);
 // throughput is measured on data that is not zeros (METHOD). --scale shows
 // whether a kernel's speed depends on the inputs' range (the exact squares'
-// fast path tried in c4d5adb did: docs/perf-h100.md). Filled by all cores,
+// fast path once tried did: docs/perf-h100.md). Filled by all cores,
 // each thread its own slice.
 TypedArray uniform_values(Dtype d, std::int64_t n, std::uint64_t seed, double scale) {
   TypedArray a(d, std::size_t(n));
