@@ -521,7 +521,8 @@ class MatrixRunner {
     const std::unique_ptr<ScoredRows> scored = scored_rows(p);
     const ReductionProblem& reference_problem = scored ? scored->problem : p;
     SharedReferences refs(reference_problem, s_.saturation, pool_, clock_);
-    for (const PendingCell& c : cells) refs.start(c.out_dtype);
+    for (const PendingCell& c : cells)
+      if (!c.failure) refs.start(c.out_dtype);
 
     // Each cell is scored (on the pool) as soon as its runs are in, and its
     // outputs released: a problem holds a few cells' outputs at a time.
@@ -553,7 +554,7 @@ class MatrixRunner {
       if (!c.failure) failing_as(c, [&] { finish(c); });
       if (c.failure) c.cell.status = "failed: " + *c.failure;
     }
-    refs.wait();  // a reference no cell asked for after all (every cell failed) must not outlive p
+    refs.wait();  // a reference whose cells all failed before asking for it must not outlive p
     for (PendingCell& c : cells) out.push_back(std::move(c.cell));
   }
 
@@ -903,7 +904,6 @@ void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const MatrixRu
                         WorkPool& pool, PhaseTimes* clock) {
   const auto scope = timed(clock, Phase::throughput);
   std::map<std::string, std::optional<GpuBackend::Timing>> timings;
-  std::map<std::string, std::int64_t> sizes;
   // One input per format, a whole number of rows of row_cols, read whole by
   // the whole-array kernels.
   const std::int64_t cols = std::min(s.row_cols, s.throughput_n);
@@ -935,7 +935,6 @@ void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const MatrixRu
           timings[key] = gpu.time_launch(MatrixRunner::user_launch(u, kernel_configs(u).front()), bytes,
                                          takes_second_input(u.op), 3, 10, u.name);
         }
-        sizes[key] = rows * cols;
       } catch (const std::exception&) {
         timings[key] = std::nullopt;  // unknown: the cells keep no throughput
       }
@@ -945,7 +944,7 @@ void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const MatrixRu
     if (c.gbps || c.status != "ok" || c.n == 0) continue;  // an empty input has no throughput to speak of
     const auto it = timings.find(throughput_key(c));
     if (it != timings.end() && it->second && it->second->bytes_per_run > 0)
-      runner.set_throughput(c, *it->second, sizes.at(it->first));
+      runner.set_throughput(c, *it->second, rows * cols);
   }
 }
 

@@ -3,7 +3,7 @@
 // temporary file in the same directory, flushed to disk and renamed over the
 // target, so that an interrupted run leaves either the old file or the new one.
 //
-// Issue 43: an output never replaces what is not an ordinary file (a device
+// An output never replaces what is not an ordinary file (a device
 // node, a FIFO, a directory) nor a symbolic link (rename would swap the link
 // for a file and leave its target stale: name the file itself), nor an input
 // of the same run; SIGINT and SIGTERM remove the temporary file.

@@ -1,4 +1,4 @@
-// Issue 43: a baseline's settings are checked as the flags are, before
+// A baseline's settings are checked as the flags are, before
 // anything runs: row_cols 0 (a division by zero), permutations 1e9 (a hang),
 // runs 0, n = -5 or 2^41 are refused in one line, not run.
 #include "accuracy/settings_check.hpp"

@@ -103,7 +103,7 @@ TEST(KernelLibCli, TheGateReRunsABaselineOfUserKernels) {
       << without.output;
 }
 
-// Issue 43: a plug-in that returns 0 without writing out gets failed cells
+// A plug-in that returns 0 without writing out gets failed cells
 // naming the kernel (it got "ok" in all of them), and the run exits 1.
 TEST(KernelLibCli, AKernelThatDoesNotWriteItsOutputGetsFailedCells) {
   test::ScratchDir dir;
@@ -130,7 +130,7 @@ TEST(KernelLibCli, AKernelThatDoesNotWriteItsOutputGetsFailedCells) {
   EXPECT_EQ(all_ones, 2u);
 }
 
-// Issue 43: plug-in calls run in child processes by default: a crash, an
+// Plug-in calls run in child processes by default: a crash, an
 // exit, an abort, a hang (--kernel-timeout) or a write past out becomes a
 // failed cell naming the kernel, and the working kernel's cells survive.
 TEST(KernelLibCli, CrashingKernelsFailTheirCellsAndTheRunGoesOn) {

@@ -102,7 +102,7 @@ TEST(KernelLib, ALibraryOfAnotherAbiVersion) {
                      "plugin/ulpscope_plugin.h)");
 }
 
-// Issue 43: a host call that returns 0 but leaves out as the suite filled it
+// A host call that returns 0 but leaves out as the suite filled it
 // is an error, not an "ok" cell; a result whose bytes are all ones (a NaN) is
 // not mistaken for one never written.
 TEST(KernelLib, AKernelThatDoesNotWriteItsOutputFails) {
@@ -131,7 +131,7 @@ TEST(KernelLib, AKernelThatDoesNotWriteItsOutputFails) {
   EXPECT_EQ(out[0], 0xFFFFFFFFu);
 }
 
-// Issue 43: each host call runs in a child process; what would end the run
+// Each host call runs in a child process; what would end the run
 // (a signal, exit(), abort(), a hang, a write past out) is an exception
 // naming the kernel, and the process goes on.
 TEST(KernelLib, ACrashingKernelFailsItsCallNotTheProcess) {

@@ -83,7 +83,7 @@ TEST(Cli, ParseSize) {
   EXPECT_FALSE(parse_size("1.5"));
 }
 
-// Issue 43: --gallery runs its own matrix, so a gate or an input beside it
+// --gallery runs its own matrix, so a gate or an input beside it
 // would be ignored; "--gallery --baseline b.json --gate" must not pass a CI gate.
 TEST(Cli, GalleryRefusesFlagsItWouldIgnore) {
   for (const auto& extra : std::vector<std::vector<std::string>>{{"--baseline", "b.json", "--gate"},
@@ -103,7 +103,7 @@ TEST(Cli, GalleryRefusesFlagsItWouldIgnore) {
   EXPECT_TRUE(ok({"--gallery", "--dtype", "fp16", "--out", "g.md"}).gallery);
 }
 
-// Issue 43: tolerances refused in one short line (CLI11's range check printed
+// Tolerances refused in one short line (CLI11's range check printed
 // the lowest double in 310 digits), and [0, 1] for throughput as the help says.
 TEST(Cli, TolerancesAreCheckedInOneShortLine) {
   for (const auto& [flag, bad] : std::vector<std::pair<std::string, std::string>>{
@@ -119,7 +119,7 @@ TEST(Cli, TolerancesAreCheckedInOneShortLine) {
   EXPECT_EQ(ok({"--baseline", "b.json", "--ulp-tolerance", "0"}).ulp_tolerance, 0.0);
 }
 
-// Issue 43: a repeated size or seed would make the same cells twice.
+// A repeated size or seed would make the same cells twice.
 TEST(Cli, RepeatedSizesAndSeedsAreDropped) {
   const auto o = ok({"--n", "1024,1e3,1024", "--n", "2^10", "--seed", "1,2,1", "--seed", "2"});
   EXPECT_EQ(o.sizes, (std::vector<std::int64_t>{1024, 1000}));

@@ -138,14 +138,14 @@ TEST_F(GateCli, OtherSettingsAreStatusTwo) {
   EXPECT_NE(r.output.find("different settings"), std::string::npos) << r.output;
 }
 
-// Issue 43: the gallery runs its own matrix; a gate beside it would never gate.
+// The gallery runs its own matrix; a gate beside it would never gate.
 TEST_F(GateCli, GalleryWithAGateIsStatusTwo) {
   const auto r = run("--backend cpu -q --gallery --baseline /nonexistent.json --gate");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("--gallery does not go with --baseline"), std::string::npos) << r.output;
 }
 
-// Issue 43: a run that makes no cell passes nothing.
+// A run that makes no cell passes nothing.
 TEST_F(GateCli, ARunThatMeasuresNothingIsStatusTwo) {
   for (const std::string& matrix : {"--op rmsnorm --n 4097", "--op sum --axis inner --cols 1000 --n 4096"}) {
     const auto r = run("--backend cpu -q --dtype fp16 --accumulator fp32 --dist normal " + matrix +
@@ -171,7 +171,7 @@ TEST_F(GateCli, ABaselineWithoutCellsIsStatusTwo) {
   EXPECT_NE(c.output.find("the current report has no cells"), std::string::npos) << c.output;
 }
 
-// Issue 43: a baseline's settings are refused as the flags would be, at once
+// A baseline's settings are refused as the flags would be, at once
 // (before: row_cols 0 was SIGFPE, permutations 1e9 a hang, n = -5 a "regression").
 TEST_F(GateCli, BaselineSettingsAreCheckedLikeFlags) {
   const std::vector<std::pair<std::string, nlohmann::json>> bad = {
@@ -191,7 +191,7 @@ TEST_F(GateCli, BaselineSettingsAreCheckedLikeFlags) {
   }
 }
 
-// Issue 43: an output never replaces an input of the same run.
+// An output never replaces an input of the same run.
 TEST_F(GateCli, AnOutputThatIsAnInputIsRefused) {
   const std::string before = test::read_text(path("base.json"));
   const std::string same = (*dir_ / "." / "base.json").string();  // another spelling
@@ -211,7 +211,7 @@ TEST_F(GateCli, AnOutputThatIsAnInputIsRefused) {
   EXPECT_EQ(test::read_text(path("base.json")), before);
 }
 
-// Issue 43: --out and --gate-summary refuse what is not a regular file (a
+// --out and --gate-summary refuse what is not a regular file (a
 // symbolic link included: it would be replaced, its target left stale) and a
 // missing or non-directory parent, before the run.
 TEST_F(GateCli, OutputsThatCannotBeWrittenAreRefusedBeforeTheRun) {
@@ -241,7 +241,7 @@ TEST_F(GateCli, OutputsThatCannotBeWrittenAreRefusedBeforeTheRun) {
   EXPECT_EQ(test::read_text(path("target.json")), "keep");
 }
 
-// Issue 43: a FIFO as an input is refused, not waited on in open().
+// A FIFO as an input is refused, not waited on in open().
 TEST_F(GateCli, AFifoAsAnInputIsRefused) {
   ASSERT_EQ(::mkfifo(path("input_fifo.npy").c_str(), 0600), 0);
   ASSERT_EQ(::mkfifo(path("baseline_fifo.json").c_str(), 0600), 0);
@@ -253,7 +253,7 @@ TEST_F(GateCli, AFifoAsAnInputIsRefused) {
   }
 }
 
-// Issue 43: "--dist normal,normal" makes each cell once (the gate refuses
+// "--dist normal,normal" makes each cell once (the gate refuses
 // a report with a cell twice).
 TEST_F(GateCli, RepeatedDistributionsMakeEachCellOnce) {
   const auto r = run("--backend cpu -q --dtype fp16 --op sum --accumulator fp32 --shape serial"

@@ -63,7 +63,7 @@ const GateCase kCases[] = {
      kGateRegression, FindingKind::throughput_dropped},
     {"throughput_drops_within_tolerance", [](Report& r) { r.cells[0].gbps = 850.0; }, {0, 0.1}, kGatePass,
      std::nullopt},
-    // Issue 43: the documented range [0, 1] includes 1 (any drop allowed).
+    // The documented range [0, 1] includes 1 (any drop allowed).
     {"throughput_tolerance_one_allows_any_drop", [](Report& r) { r.cells[0].gbps = 1.0; }, {0, 1.0}, kGatePass,
      std::nullopt},
     {"throughput_drop_unchecked_without_tolerance", [](Report& r) { r.cells[0].gbps = 100.0; }, {}, kGatePass,
@@ -239,7 +239,7 @@ const RefusalCase kRefusals[] = {
      [](Report& c) { c.header.device = "NVIDIA H200"; }, {0, 0.1}, "baseline measured on"},
     {"negative_tolerance", [](const std::filesystem::path& p, const Report& r) { write_report_file(r, ReportFormat::json, p); },
      [](Report&) {}, {-1, {}}, "--ulp-tolerance must be >= 0"},
-    // Issue 43: a gate must not pass on nothing.
+    // A gate must not pass on nothing.
     {"baseline_without_cells",
      [](const std::filesystem::path& p, const Report& r) {
        write_json_doc(p, r, [](nlohmann::json& d) { d["cells"] = nlohmann::json::array(); });
@@ -252,7 +252,7 @@ const RefusalCase kRefusals[] = {
        for (Cell& cell : c.cells) cell.seed = 12345;
      },
      {}, "the gate compared no cells"},
-    // Issue 43: stored cells that no run of ulpscope writes.
+    // Stored cells that no run of ulpscope writes.
     {"negative_ulp_error",
      [](const std::filesystem::path& p, const Report& r) {
        write_json_doc(p, r, [](nlohmann::json& d) { d["cells"][0]["ulp_error"] = -3.0; });

@@ -78,7 +78,7 @@ TEST(InputCli, MalformedOrMissingFilesExit2WithOneLine) {
   }
 }
 
-// The settings check of issue 43 applies to the flags' matrix, not to the
+// The settings check (docs/bad-inputs.md) applies to the flags' matrix, not to the
 // shape of an --input file: an empty array (row width 0) is still measured.
 TEST(InputCli, AnEmptyNpyFileIsStillMeasured) {
   const auto path = temp_dir() / "empty.npy";
@@ -88,7 +88,7 @@ TEST(InputCli, AnEmptyNpyFileIsStillMeasured) {
   EXPECT_FALSE(nlohmann::json::parse(r.out)["cells"].empty());
 }
 
-// Issue 43: float64 data is rounded to fp32 without --dtype; that is said,
+// Float64 data is rounded to fp32 without --dtype; that is said,
 // in one line on stderr, not done silently.
 TEST(InputCli, Float64DataRoundedToFp32IsSaid) {
   const auto path = temp_dir() / "wide.npy";

@@ -1,4 +1,4 @@
-/* Issue 43: kernels that would take the suite down in its own process: a
+/* Kernels that would take the suite down in its own process: a
  * crash, exit(3), abort(), a call that never returns and a write past out,
  * beside one that works ("fine_sum"), whose cells must survive. */
 #include <signal.h>

@@ -1,4 +1,4 @@
-/* Issue 43: a kernel that returns 0 without writing out ("lazy_sum"), one that
+/* A kernel that returns 0 without writing out ("lazy_sum"), one that
  * writes only the first of its row sums ("half_sum"), and one whose every
  * result is the NaN with all bits set ("all_ones_sum"): only the first two
  * are failed cells ("did not write its output"). */
