@@ -138,7 +138,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       ->group("Matrix");
   list("--op", ops, "Ops: " + names_of(kOpNames))->group("Matrix");
   list("--accumulator", accs, "Accumulators: " + names_of(kAccumulatorNames))->group("Matrix");
-  list("--shape", shapes, "Kernel shapes: " + names_of(kShapeNames))->group("Matrix");
+  list("--shape", shapes, "Kernel shapes: " + names_of(kShapeNames) + "; or seed-gallery kernels by name: " + names_of(kGalleryShapeNames))->group("Matrix");
   list("--dist", o.distributions,
        "Adversarial distributions (name or name:param, e.g. ill_conditioned:1e16)")
       ->group("Matrix");
@@ -221,7 +221,13 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
     o.dtypes = parse_dtypes(dtypes);
     o.ops = parse_list(kOpNames, "--op", ops);
     o.accumulators = parse_list(kAccumulatorNames, "--accumulator", accs);
-    o.shapes = parse_list(kShapeNames, "--shape", shapes);
+    // The seed gallery's teaching kernels run only when named (docs/gallery.md).
+    for (const auto& v : shapes) {
+      const auto parsed = parse_shape(v);
+      const Shape sh = parsed ? *parsed
+                              : parse_one(kShapeNames, "--shape", v, "; gallery kernels: " + names_of(kGalleryShapeNames));
+      if (std::find(o.shapes.begin(), o.shapes.end(), sh) == o.shapes.end()) o.shapes.push_back(sh);
+    }
     o.backend = parse_one(kBackendNames, "--backend", backend);
     if (std::find(kFormatNames.begin(), kFormatNames.end(), o.format) == kFormatNames.end())
       throw UsageError{fmt::format("unknown --format '{}' (accepted: {})", o.format, fmt::join(kFormatNames, ", "))};
