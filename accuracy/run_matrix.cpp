@@ -189,8 +189,17 @@ struct InputCase {
 struct PermutedArrays {
   TypedArray x;
   std::optional<TypedArray> y, gamma, beta;
+  std::vector<float> x_float, y_float;  // when the original problem has them
   ReductionProblem problem;  // the original problem over these arrays
 };
+
+std::vector<float> widened(const TypedArray& a) {
+  std::vector<float> out(a.size());
+  visit_typed(a, [&](const auto& v) {
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<float>(to_double(v[i]));
+  });
+  return out;
+}
 
 TypedArray permuted(const TypedArray& a, std::int64_t count, WorkPool& pool,
                     const std::function<std::int64_t(std::int64_t)>& source) {
@@ -219,6 +228,17 @@ std::unique_ptr<PermutedArrays> permuted_on_host(const ReductionProblem& p, std:
   out->problem = p;
   out->problem.x = &out->x;
   if (p.y) out->problem.y = &out->y.emplace(permuted(*p.y, n, pool, element));
+  // The widened copies follow the same permutation.
+  auto widened = [&](const std::vector<float>* from, std::vector<float>& into) -> const std::vector<float>* {
+    if (from == nullptr) return nullptr;
+    into.resize(from->size());
+    pool.for_chunks(std::int64_t(from->size()), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) into[std::size_t(i)] = (*from)[std::size_t(element(i))];
+    });
+    return &into;
+  };
+  out->problem.x_float = widened(p.x_float, out->x_float);
+  out->problem.y_float = p.y ? widened(p.y_float, out->y_float) : nullptr;
   if (is_elementwise_output(p.op)) {
     if (p.gamma) out->problem.gamma = &out->gamma.emplace(permuted(*p.gamma, p.cols, pool, column));
     if (p.beta) out->problem.beta = &out->beta.emplace(permuted(*p.beta, p.cols, pool, column));
@@ -430,6 +450,7 @@ std::unique_ptr<ScoredRows> scored_rows(const ReductionProblem& p) {
   out->problem = p;
   out->problem.rows = count;
   out->problem.x = &out->x;
+  out->problem.x_float = out->problem.y_float = nullptr;  // widened per run: a few rows
   return out;
 }
 
@@ -476,12 +497,21 @@ class MatrixRunner {
 
   void run_input(const InputCase& in, std::vector<Cell>& out, const std::function<void()>& problem_done) {
     bool uploaded = false;
+    // The CPU models read float: a narrower input is widened once here, not
+    // on every run of every cell.
+    std::vector<float> x_float, y_float;
+    if (in.dtype != Dtype::fp32) {
+      x_float = widened(in.x());
+      if (in.y) y_float = widened(*in.y);
+    }
     for (const auto& [op, axis] : problems_of(s_, in.n, in.y.has_value())) {
       ReductionProblem p;
       p.op = op;
       p.axis = axis;
       p.x = &in.x();
       p.y = in.y && takes_second_input(op) ? &*in.y : nullptr;  // read (and uploaded) by the dot products alone
+      if (!x_float.empty()) p.x_float = &x_float;
+      if (p.y && !y_float.empty()) p.y_float = &y_float;
       if (is_elementwise_output(op)) {  // the norms' weights, one per column
         p.gamma = &in.gamma;
         p.beta = &in.beta;

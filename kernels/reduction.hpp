@@ -51,6 +51,11 @@ struct ReductionProblem {
   const TypedArray* gamma = nullptr;  // rmsnorm, layernorm: scale, cols values
   const TypedArray* beta = nullptr;   // layernorm: shift, cols values
   double eps = 1e-6;                  // rms, rmsnorm, layernorm
+  // x and y widened to float once for many CPU-model runs (exact for every
+  // input format), or nullptr: the models then widen on each run. Whoever
+  // points x or y at other values resets these.
+  const std::vector<float>* x_float = nullptr;
+  const std::vector<float>* y_float = nullptr;
   std::int64_t reductions() const { return axis == Axis::outer ? cols : rows; }
   std::int64_t length() const { return axis == Axis::outer ? rows : cols; }
 };
