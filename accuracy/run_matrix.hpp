@@ -18,6 +18,7 @@
 #include "formats/dtype.hpp"
 #include "formats/typed_array.hpp"
 #include "kernels/reduction.hpp"
+#include "reference/op_reference.hpp"
 
 namespace ulpscope {
 
@@ -85,9 +86,17 @@ struct MatrixProgress {
 // axes, through the same measurement as the built-in ones (their cells name
 // the kernel as the shape); on the GPU through run_device where they have
 // one, else through run_host.
+// A user's input reduced to one value (axis all, one output): the
+// reference of that problem, at the output format of the built-in kernels.
+struct UserReference {
+  Op op;
+  Dtype out;
+  Reference reference;
+};
 struct MatrixRun {
   std::vector<Cell> cells;
   std::vector<std::pair<std::string, std::string>> unavailable;
+  std::vector<UserReference> user_references;  // --input runs only
 };
 // clock, when given, sums the time spent in each phase (--phase-times).
 MatrixRun run_matrix(const MatrixSettings& settings, GpuBackend* gpu, const MatrixProgress& progress,

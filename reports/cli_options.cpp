@@ -177,8 +177,15 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       ->group("Output");
   app.add_option("--input", o.input_path,
                  "Measure a user's data: a .npy file, or raw little-endian binary with --dtype and --n; "
-                 "float64 .npy data is rounded to fp32 unless --dtype says otherwise (a note on stderr)")
+                 "float64 .npy data is rounded to fp32 unless --dtype says otherwise; 16- and 8-bit integer or "
+                 "void data is read as the bit patterns of --dtype; any conversion is said on stderr and in the report")
       ->type_name("FILE")
+      ->group("Input");
+  app.add_option("--check", o.check_values,
+                 "Score values you got elsewhere (PyTorch, NumPy) for the --input's one --op (sum, mean, norm2, "
+                 "...): decimal or hex-float, inf, nan; ULPs against the same reference, correctly rounded or not")
+      ->delimiter(',')
+      ->type_name("VALUES")
       ->group("Input");
   app.add_option("--kernel-lib", o.kernel_libs,
                  "Measure the kernels a plug-in library exports (plugin/ulpscope_plugin.h); repeatable")
@@ -285,7 +292,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
           {!o.baseline_path.empty(), "--baseline"}, {!o.current_path.empty(), "--current"},
           {o.gate, "--gate"},  {!o.gate_summary_path.empty(), "--gate-summary"},
           {!o.kernel_libs.empty(), "--kernel-lib"}, {!o.input_path.empty(), "--input"},
-          {!recommend.empty(), "--recommend"}};
+          {!recommend.empty(), "--recommend"},      {!o.check_values.empty(), "--check"}};
       for (const auto& [given, flag] : ignored)
         if (given) throw UsageError{fmt::format("--gallery does not go with {} (the gallery runs its own matrix)", flag)};
     }
