@@ -1,8 +1,9 @@
 #pragma once
 // A value of a format written in decimal for people: as few significant
 // digits as read it back as the same value of that format (rounding to
-// nearest, ties to even), so that "4448" is shown for fp16 4448 rather than
-// its hex-float or 17 digits of the double that holds it.
+// nearest, ties to even), so that "0.1" is shown for fp32 0.1 rather than
+// its hex-float or 17 digits of the double that holds it. A whole number
+// below 10^16 is written in full ("65504", not "65500").
 #include <string>
 
 #include "formats/dtype.hpp"

@@ -85,8 +85,6 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s,
   const bool npy = std::filesystem::path(o.input_path).extension() == ".npy";
   if (npy) {
     in = read_npy(o.input_path, dtype);
-    // Never silent: a file whose values were rounded to another format says so.
-    if (!in.conversion.empty()) std::cerr << "accuracy_report: " << o.input_path << ": " << in.conversion << '\n';
   } else {
     if (!dtype || o.sizes.size() != 1)
       throw UsageProblem("a raw --input file needs one --dtype and one --n (or use a .npy file)");
@@ -113,15 +111,14 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s,
 
 // --check: the values are scored against the reference of one problem, so
 // the run must define exactly one with one output: an --input file, one --op
-// reduced to one value (docs/spec.md, "Metrics"). Returns the output format
-// the values are read in, after reading each one (a bad one is refused
-// before anything runs); nullopt without --check.
-std::optional<Dtype> checked_output(const CliOptions& o, const MatrixSettings& s, bool other_job) {
-  if (o.check_values.empty()) return std::nullopt;
+// reduced to one value (docs/spec.md, "Metrics"). Checked before the file is
+// read, so that the refusal is about --check.
+void check_check_request(const CliOptions& o, const MatrixSettings& s, bool other_job) {
+  if (o.check_values.empty()) return;
   if (o.input_path.empty())
     throw UsageProblem("--check scores values against the reference of an --input file: give --input FILE");
   if (other_job) throw UsageProblem("--check does not go with --baseline or --recommend");
-  if (s.ops.size() != 1)
+  if (o.ops.size() != 1)
     throw UsageProblem("--check needs one --op: the op that gave the values (sum, mean, norm2, ...)");
   const Op op = s.ops.front();
   if (takes_second_input(op))
@@ -130,6 +127,13 @@ std::optional<Dtype> checked_output(const CliOptions& o, const MatrixSettings& s
     throw UsageProblem(fmt::format("--check scores ops that give one value (sum, mean, norm2, rms, max, ...); {}{} "
                                    "gives several",
                                    to_string(op), s.axes != std::vector<Axis>{Axis::all} ? " along rows" : ""));
+}
+
+// The output format the --check values are read in, once the input format
+// is known, after reading each one: a bad one is refused before anything
+// runs. nullopt without --check.
+std::optional<Dtype> checked_output(const CliOptions& o, const MatrixSettings& s) {
+  if (o.check_values.empty()) return std::nullopt;
   const Dtype out = s.out_dtype.value_or(default_out_dtype(s.dtypes.front()));
   for (const std::string& v : o.check_values) {
     try {
@@ -334,13 +338,17 @@ int run(const CliOptions& o) {
   // The flags' matrix (an --input file's shape is its reader's to check).
   if (const std::string why = settings_problem(settings); !why.empty()) throw UsageProblem(why);
   PhaseTimes clock;
+  check_check_request(o, settings, baseline.has_value() || recommend_request);
   std::optional<UserInput> user;
   Report report;
   {
     const auto scope = timed(&clock, Phase::input);
     user = user_input_from(o, settings, report.header);
   }
-  const std::optional<Dtype> check_out = checked_output(o, settings, baseline.has_value() || recommend_request);
+  const std::optional<Dtype> check_out = checked_output(o, settings);
+  // Never silent: a file whose values were rounded to another format says so.
+  if (report.header.input && !report.header.input->conversion.empty())
+    std::cerr << "accuracy_report: " << o.input_path << ": " << report.header.input->conversion << '\n';
 
   const std::unique_ptr<GpuBackend> gpu = open_backend(o);
 

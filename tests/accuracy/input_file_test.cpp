@@ -181,7 +181,7 @@ TEST_F(InputFileTest, Uint16IsBf16BitsAndUint8IsFp8Bits) {
   expect_error(bpath, [&] { read_npy(bpath, Dtype::fp32); }, "uint16 data ('<u2') is read as fp16 or bf16 bit patterns");
   const auto h = read_npy(bpath, Dtype::fp16);
   EXPECT_EQ(h.values.dtype(), Dtype::fp16);
-  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_EQ(h.values.at(i), decode<Fp16Format>(b[i]));
+  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_TRUE(same(h.values.at(i), decode<Fp16Format>(b[i]))) << i;
 
   const std::vector<std::uint8_t> q = {0x00, 0x38, 0x7E, 0x7F, 0xFE, 0x01};
   const std::string qpath = write("q.npy", npy(dict("|u1", "(6,)"), bytes_of(q)));

@@ -182,7 +182,7 @@ TEST(InputCli, CheckScoresTheUsersValuesAgainstTheReference) {
     EXPECT_EQ(c["op"], "sum");
     EXPECT_EQ(c["out_dtype"], "fp32");
     EXPECT_EQ(c["reference"]["rounded"], "0x1.16p+12");
-    EXPECT_EQ(c["reference"]["exact"], "4448");
+    EXPECT_EQ(c["reference"]["exact"], "4.448e+03");
   }
   // The table: the reference in decimal once, every kernel's result and
   // every value in decimal beside its hex-float.
@@ -191,9 +191,10 @@ TEST(InputCli, CheckScoresTheUsersValuesAgainstTheReference) {
   EXPECT_NE(t.out.find("sum fp32: correctly rounded 4448 (0x1.16p+12), exact 4448\n"), std::string::npos) << t.out;
   for (const char* row : {"exact serial", "user value 1", "user value 2", "user value 3"})
     EXPECT_NE(t.out.find(row), std::string::npos) << row << "\n" << t.out;
-  EXPECT_NE(t.out.find("user value 1     4444  0x1.15cp+12  8.19e+03  no"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("user value 2     4448  0x1.16p+12          0  yes"), std::string::npos) << t.out;
-  EXPECT_NE(t.out.find("user value 3     4450  0x1.162p+12 4.1e+03  no"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("\n  user value 1       4444  0x1.15cp+12  8.19e+03  no\n"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("\n  user value 2       4448  0x1.16p+12          0  yes\n"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("\n  user value 3       4450  0x1.162p+12   4.1e+03  no\n"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("\n  exact serial       4448  0x1.16p+12          0  yes\n"), std::string::npos) << t.out;
 }
 
 // --check needs one problem with one output, and values it can read:
@@ -206,6 +207,7 @@ TEST(InputCli, CheckRefusesWhatItCannotScore) {
       {input + "--op sum --check abc", "bad --check value 'abc'"},
       {input + "--op sum --check 10,4x", "bad --check value '4x'"},
       {input + "--op sum --check 1e39", "beyond fp32's largest finite value"},
+      {input + "--op sum --check 10,,3", "bad --check value '' in '10,,3'"},
       {input + "--op sum --dtype fp16 --check 65520", "beyond fp16's largest finite value"},
       {"--op sum --dtype fp32 --n 4 --backend cpu -q --check 10", "give --input FILE"},
       {input + "--check 10", "--check needs one --op"},
