@@ -185,7 +185,9 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
   app.add_option("--check", checks,
                  "Score values you got elsewhere (PyTorch, NumPy) for the --input's one --op (sum, mean, norm2, "
                  "...): decimal or hex-float, inf, nan; ULPs against the same reference, correctly rounded or not")
-      ->type_name("VALUES")
+      ->type_name("V1,V2,...")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group("Input");
   app.add_option("--kernel-lib", o.kernel_libs,
                  "Measure the kernels a plug-in library exports (plugin/ulpscope_plugin.h); repeatable")
