@@ -1052,7 +1052,7 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
   }
   std::map<std::string, ThroughputJob> throughput_jobs;
   MatrixRunner runner(s, gpu, user_kernels, &serialise, pool, clock, &throughput_jobs);
-  if (user_input) runner.user_references_ = &result.user_references;
+  if (user_input && user_input->keep_references) runner.user_references_ = &result.user_references;
   if (gpu) {
     // The yardsticks, measured once in this process (docs/spec.md, "Metrics").
     const auto scope = timed(clock, Phase::throughput);

@@ -72,6 +72,9 @@ struct UserInput {
   std::string name;  // shown as the distribution, e.g. "file:x.npy"
   TypedArray values;
   std::int64_t rows = 1, cols = 0;
+  // Keep the reference of each problem reduced to one value
+  // (MatrixRun::user_references), for values got elsewhere (--check).
+  bool keep_references = false;
 };
 
 struct MatrixProgress {
@@ -96,7 +99,7 @@ struct UserReference {
 struct MatrixRun {
   std::vector<Cell> cells;
   std::vector<std::pair<std::string, std::string>> unavailable;
-  std::vector<UserReference> user_references;  // --input runs only
+  std::vector<UserReference> user_references;  // UserInput::keep_references only
 };
 // clock, when given, sums the time spent in each phase (--phase-times).
 MatrixRun run_matrix(const MatrixSettings& settings, GpuBackend* gpu, const MatrixProgress& progress,

@@ -346,6 +346,7 @@ int run(const CliOptions& o) {
     user = user_input_from(o, settings, report.header);
   }
   const std::optional<Dtype> check_out = checked_output(o, settings);
+  if (user) user->keep_references = check_out.has_value();
   // Never silent: a file whose values were rounded to another format says so.
   if (report.header.input && !report.header.input->conversion.empty())
     std::cerr << "accuracy_report: " << o.input_path << ": " << report.header.input->conversion << '\n';
