@@ -57,6 +57,29 @@ struct Cell {
   std::string note;           // e.g. the condition number an ill-conditioned input reached
 };
 
+// --input: the file the cells ran on, and how its values were read.
+struct InputDescription {
+  std::string file;        // as given
+  std::string stored_as;   // the .npy descr ("<f2", "<V2") or "raw fp16"
+  std::string read_as;     // the input format the cells ran in ("bf16")
+  std::string conversion;  // one line where the values were rounded to read_as; empty otherwise
+};
+
+// --check: a value the user got elsewhere (PyTorch, NumPy), scored against
+// the reference of the one problem the run's --input and --op define
+// (docs/spec.md, "Metrics").
+struct UserValueCheck {
+  std::string label;      // "user value 1"
+  std::string given;      // as typed
+  std::string value;      // hex-float of the value read into out_dtype (RN when the text was not exact)
+  bool given_exactly = true;  // the text was a value of out_dtype (else `value` is its nearest)
+  std::string op, out_dtype;
+  std::string reference_rounded, reference_exact;  // as in Cell
+  std::optional<double> ulp_error;
+  std::string error_note;  // why ulp_error is missing, as in Cell
+  bool correctly_rounded = false;
+};
+
 struct ReportHeader {
   std::string version, git_commit, device, backend, build_flags, command_line, started_at;
   double seconds = 0;
@@ -66,12 +89,14 @@ struct ReportHeader {
   // Shapes this backend could not run, with the reason (cub on the CPU
   // backend; cub_deterministic without CCCL >= 3.1): listed, never dropped.
   std::vector<std::pair<std::string, std::string>> unavailable;
+  std::optional<InputDescription> input;  // --input runs only
 };
 
 struct Report {
   static constexpr const char* kSchema = "ulpscope.report/1";
   ReportHeader header;
   std::vector<Cell> cells;
+  std::vector<UserValueCheck> checks;  // --check only
 };
 
 }  // namespace ulpscope

@@ -563,6 +563,10 @@ class MatrixRunner {
     SharedReferences refs(reference_problem, s_.saturation, pool_, clock_);
     for (const PendingCell& c : cells)
       if (!c.failure) refs.start(c.out_dtype);
+    // A user's input reduced to one value: its reference is kept, for the
+    // values the user got elsewhere (--check).
+    const bool keep_reference = in.user_x != nullptr && p.axis == Axis::all && user_references_ != nullptr;
+    if (keep_reference) refs.start(out_dtype);
 
     // Each cell is scored (on the pool) as soon as its runs are in, and its
     // outputs released: a problem holds a few cells' outputs at a time.
@@ -595,6 +599,14 @@ class MatrixRunner {
       if (c.failure) c.cell.status = "failed: " + *c.failure;
     }
     refs.wait();  // a reference whose cells all failed before asking for it must not outlive p
+    if (keep_reference) {
+      try {
+        const ProblemReference& r = refs.get(out_dtype);
+        if (r.outputs.size() == 1) user_references_->push_back({p.op, out_dtype, r.outputs.front()});
+      } catch (const std::exception&) {
+        // No reference: the cells say why; --check finds none for this op.
+      }
+    }
     for (PendingCell& c : cells) out.push_back(std::move(c.cell));
   }
 
@@ -896,6 +908,7 @@ class MatrixRunner {
   }
 
   double cub_gbps_ = 0, copy_gbps_ = 0;
+  std::vector<UserReference>* user_references_ = nullptr;  // run_matrix's, for a user's input
 
  private:
   const MatrixSettings& s_;
@@ -1069,6 +1082,7 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
   }
   std::map<std::string, ThroughputJob> throughput_jobs;
   MatrixRunner runner(s, gpu, user_kernels, &serialise, pool, clock, &throughput_jobs);
+  if (user_input && user_input->keep_references) runner.user_references_ = &result.user_references;
   if (gpu) {
     // The yardsticks, measured once in this process (docs/spec.md, "Metrics").
     const auto scope = timed(clock, Phase::throughput);

@@ -20,6 +20,7 @@
 #include "accuracy/memory_budget.hpp"
 #include "accuracy/run_matrix.hpp"
 #include "accuracy/settings_check.hpp"
+#include "accuracy/user_value.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "plugin/kernel_lib.hpp"
 #include "reports/cli_options.hpp"
@@ -71,7 +72,7 @@ MatrixSettings settings_from(const CliOptions& o) {
   return s;
 }
 
-std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s) {
+std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s, ReportHeader& header) {
   if (o.input_path.empty()) return std::nullopt;
   if (o.dtypes.size() > 1) throw UsageProblem("--input takes at most one --dtype");
   const std::optional<Dtype> dtype = o.dtypes.empty() ? std::nullopt : std::optional<Dtype>(o.dtypes.front());
@@ -84,9 +85,6 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
   const bool npy = std::filesystem::path(o.input_path).extension() == ".npy";
   if (npy) {
     in = read_npy(o.input_path, dtype);
-    if (in.source_dtype == "<f8" && !dtype)
-      std::cerr << "accuracy_report: " << o.input_path
-                << ": float64 data rounded to fp32 (give --dtype to choose the format)\n";
   } else {
     if (!dtype || o.sizes.size() != 1)
       throw UsageProblem("a raw --input file needs one --dtype and one --n (or use a .npy file)");
@@ -96,6 +94,8 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
                                 o.cols.value_or(in.rows * in.cols / o.rows.value_or(1)));
   for (Op op : s.ops)
     for (Axis axis : is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s.axes) check_shape_fits(in, op, axis);
+  header.input = InputDescription{o.input_path, in.source_dtype, std::string(to_string(in.values.dtype())),
+                                  in.conversion};
   UserInput u;
   u.name = "file:" + std::filesystem::path(o.input_path).filename().string();
   u.rows = in.rows;
@@ -107,6 +107,57 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
   s.seeds = {0};
   s.row_cols = u.cols;
   return u;
+}
+
+// --check: the values are scored against the reference of one problem, so
+// the run must define exactly one with one output: an --input file, one --op
+// reduced to one value (docs/spec.md, "Metrics"). Checked before the file is
+// read, so that the refusal is about --check.
+void check_check_request(const CliOptions& o, const MatrixSettings& s, bool other_job) {
+  if (o.check_values.empty()) return;
+  if (o.input_path.empty())
+    throw UsageProblem("--check scores values against the reference of an --input file: give --input FILE");
+  if (other_job) throw UsageProblem("--check does not go with --baseline or --recommend");
+  if (o.ops.size() != 1)
+    throw UsageProblem("--check needs one --op: the op that gave the values (sum, mean, norm2, ...)");
+  const Op op = s.ops.front();
+  if (takes_second_input(op))
+    throw UsageProblem(fmt::format("--check: {} needs a second input y; an --input file gives x only", to_string(op)));
+  if (is_elementwise_output(op) || op == Op::mean_var || s.axes != std::vector<Axis>{Axis::all})
+    throw UsageProblem(fmt::format("--check scores ops that give one value (sum, mean, norm2, rms, max, ...); {}{} "
+                                   "gives several",
+                                   to_string(op), s.axes != std::vector<Axis>{Axis::all} ? " along rows" : ""));
+}
+
+// The output format the --check values are read in, once the input format
+// is known, after reading each one: a bad one is refused before anything
+// runs. nullopt without --check.
+std::optional<Dtype> checked_output(const CliOptions& o, const MatrixSettings& s) {
+  if (o.check_values.empty()) return std::nullopt;
+  const Dtype out = s.out_dtype.value_or(default_out_dtype(s.dtypes.front()));
+  for (const std::string& v : o.check_values) {
+    try {
+      read_user_value(v, out);
+    } catch (const UserValueError& e) {
+      throw UsageProblem(fmt::format("{} (read as {}, the output format)", e.what(), to_string(out)));
+    }
+  }
+  return out;
+}
+
+std::vector<UserValueCheck> score_checks(const CliOptions& o, const MatrixSettings& s, Dtype out,
+                                         const std::vector<UserReference>& references) {
+  const Op op = s.ops.front();
+  const auto it = std::find_if(references.begin(), references.end(),
+                               [&](const UserReference& r) { return r.op == op && r.out == out; });
+  if (it == references.end())
+    throw std::runtime_error(fmt::format("--check: no reference of {} in {} was computed", to_string(op),
+                                         to_string(out)));
+  std::vector<UserValueCheck> checks;
+  for (std::size_t i = 0; i < o.check_values.size(); ++i)
+    checks.push_back(check_user_value(fmt::format("user value {}", i + 1), o.check_values[i], op, out, s.saturation,
+                                      it->reference));
+  return checks;
 }
 
 // --kernel-lib: the libraries' kernels. Without matrix flags they are
@@ -247,6 +298,8 @@ int run(const CliOptions& o) {
   check_outputs(o);
   if (o.gallery) return run_gallery(o);
   const GateOptions gate_options{o.ulp_tolerance.value_or(0), o.throughput_tolerance};
+  if (!o.check_values.empty() && !o.current_path.empty())
+    throw UsageProblem("--check does not go with --current (it scores values against an --input file's reference)");
   // Comparing two stored reports needs no run.
   if (!o.current_path.empty()) {
     const GateOutcome g = gate_report_files(o.baseline_path, o.current_path, gate_options);
@@ -285,15 +338,21 @@ int run(const CliOptions& o) {
   // The flags' matrix (an --input file's shape is its reader's to check).
   if (const std::string why = settings_problem(settings); !why.empty()) throw UsageProblem(why);
   PhaseTimes clock;
+  check_check_request(o, settings, baseline.has_value() || recommend_request);
   std::optional<UserInput> user;
+  Report report;
   {
     const auto scope = timed(&clock, Phase::input);
-    user = user_input_from(o, settings);
+    user = user_input_from(o, settings, report.header);
   }
+  const std::optional<Dtype> check_out = checked_output(o, settings);
+  if (user) user->keep_references = check_out.has_value();
+  // Never silent: a file whose values were rounded to another format says so.
+  if (report.header.input && !report.header.input->conversion.empty())
+    std::cerr << "accuracy_report: " << o.input_path << ": " << report.header.input->conversion << '\n';
 
   const std::unique_ptr<GpuBackend> gpu = open_backend(o);
 
-  Report report;
   report.header.version = ULPSCOPE_VERSION;
   report.header.git_commit = ULPSCOPE_GIT_COMMIT;
   report.header.backend = gpu ? "cuda" : "cpu";
@@ -308,6 +367,7 @@ int run(const CliOptions& o) {
   if (o.phase_times) print_phase_times(clock, report.header.seconds);
   report.header.unavailable = std::move(run.unavailable);
   report.cells = std::move(run.cells);
+  if (check_out) report.checks = score_checks(o, settings, *check_out, run.user_references);
   // A run that measured nothing passes nothing (docs/bad-inputs.md).
   if (report.cells.empty()) throw UsageProblem("measured nothing: " + why_nothing(settings, report.header.unavailable));
 

@@ -177,8 +177,17 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       ->group("Output");
   app.add_option("--input", o.input_path,
                  "Measure a user's data: a .npy file, or raw little-endian binary with --dtype and --n; "
-                 "float64 .npy data is rounded to fp32 unless --dtype says otherwise (a note on stderr)")
+                 "float64 .npy data is rounded to fp32 unless --dtype says otherwise; 16- and 8-bit integer or "
+                 "void data is read as the bit patterns of --dtype; any conversion is said on stderr and in the report")
       ->type_name("FILE")
+      ->group("Input");
+  std::vector<std::string> checks;
+  app.add_option("--check", checks,
+                 "Score values you got elsewhere (PyTorch, NumPy) for the --input's one --op (sum, mean, norm2, "
+                 "...): decimal or hex-float, inf, nan; ULPs against the same reference, correctly rounded or not")
+      ->type_name("V1,V2,...")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group("Input");
   app.add_option("--kernel-lib", o.kernel_libs,
                  "Measure the kernels a plug-in library exports (plugin/ulpscope_plugin.h); repeatable")
@@ -231,6 +240,17 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
     o.backend = parse_one(kBackendNames, "--backend", backend);
     if (std::find(kFormatNames.begin(), kFormatNames.end(), o.format) == kFormatNames.end())
       throw UsageError{fmt::format("unknown --format '{}' (accepted: {})", o.format, fmt::join(kFormatNames, ", "))};
+    // Split here, not by CLI11, which drops empty items: "4444,,4450" is a mistake to report.
+    for (const auto& text : checks) {
+      for (std::size_t start = 0;;) {
+        const std::size_t comma = text.find(',', start);
+        o.check_values.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+        if (o.check_values.back().empty())
+          throw UsageError{fmt::format("bad --check value '' in '{}' (values are comma-separated)", text)};
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
     if (!out_dtype.empty()) o.out_dtype = parse_one(kOutDtypeNames, "--out-dtype", out_dtype);
     if (!saturation.empty()) o.saturation = parse_one(kSaturationNames, "--saturation", saturation);
     if (!axis.empty()) o.axis = parse_one(kAxisNames, "--axis", axis);
@@ -285,7 +305,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
           {!o.baseline_path.empty(), "--baseline"}, {!o.current_path.empty(), "--current"},
           {o.gate, "--gate"},  {!o.gate_summary_path.empty(), "--gate-summary"},
           {!o.kernel_libs.empty(), "--kernel-lib"}, {!o.input_path.empty(), "--input"},
-          {!recommend.empty(), "--recommend"}};
+          {!recommend.empty(), "--recommend"},      {!checks.empty(), "--check"}};
       for (const auto& [given, flag] : ignored)
         if (given) throw UsageError{fmt::format("--gallery does not go with {} (the gallery runs its own matrix)", flag)};
     }

@@ -42,6 +42,7 @@ struct CliOptions {
   std::string format = "table";  // validated by reports/
   std::string out_path;          // empty: standard output
   std::string input_path;        // --input FILE (.npy or raw with --dtype and --n)
+  std::vector<std::string> check_values;  // --check V,...: values got elsewhere, scored against --input's reference
   std::vector<std::string> kernel_libs;  // --kernel-lib FILE (plug-ins: plugin/ulpscope_plugin.h)
   double kernel_timeout = 60;            // seconds per plug-in host call, in a child process; 0: in-process
 

@@ -69,6 +69,21 @@ ojson cell_to_json(const Cell& c) {
   return j;
 }
 
+ojson check_to_json(const UserValueCheck& c) {
+  ojson j;
+  j["label"] = c.label;
+  j["given"] = c.given;
+  j["value"] = c.value;
+  j["given_exactly"] = c.given_exactly;
+  j["op"] = c.op;
+  j["out_dtype"] = c.out_dtype;
+  j["reference"] = {{"rounded", c.reference_rounded}, {"exact", c.reference_exact}};
+  j["ulp_error"] = number_or_null(c.ulp_error);
+  j["error_note"] = c.error_note;
+  j["correctly_rounded"] = c.correctly_rounded;
+  return j;
+}
+
 // One JSON object being read, with the path for messages ("cells[3]").
 class Fields {
  public:
@@ -148,6 +163,7 @@ class Fields {
     wrong(key, "a non-negative integer");
   }
   Fields object(std::string_view key) const { return Fields(need(key), where(key), source_); }
+  bool has(std::string_view key) const { return obj_.find(key) != obj_.end(); }
 
  private:
   std::int64_t checked_integer(std::string_view key, const nlohmann::json& v, std::int64_t lo,
@@ -223,6 +239,24 @@ Cell cell_from_json(const Fields& f) {
   return c;
 }
 
+UserValueCheck check_from_json(const Fields& f) {
+  UserValueCheck c;
+  c.label = f.text("label");
+  c.given = f.text("given");
+  c.value = f.hex("value");
+  c.given_exactly = f.boolean("given_exactly");
+  c.op = f.text("op");
+  c.out_dtype = f.text("out_dtype");
+  const Fields ref = f.object("reference");
+  c.reference_rounded = ref.hex("rounded");
+  c.reference_exact = ref.text("exact");
+  c.ulp_error = f.number_or_null("ulp_error");
+  if (c.ulp_error && *c.ulp_error < 0) f.fail(f.where("ulp_error"), fmt::format("{} is negative", *c.ulp_error));
+  c.error_note = f.text("error_note");
+  c.correctly_rounded = f.boolean("correctly_rounded");
+  return c;
+}
+
 }  // namespace
 
 nlohmann::ordered_json report_to_json(const Report& report) {
@@ -244,9 +278,17 @@ nlohmann::ordered_json report_to_json(const Report& report) {
                    {"unavailable", ojson::array()}};
   for (const auto& [shape, reason] : h.unavailable)
     doc["header"]["unavailable"].push_back({{"shape", shape}, {"reason", reason}});
+  doc["header"]["input"] = h.input ? ojson{{"file", h.input->file},
+                                          {"stored_as", h.input->stored_as},
+                                          {"read_as", h.input->read_as},
+                                          {"conversion", h.input->conversion}}
+                                   : ojson(nullptr);
   ojson cells = ojson::array();
   for (const Cell& c : report.cells) cells.push_back(cell_to_json(c));
   doc["cells"] = std::move(cells);
+  ojson checks = ojson::array();
+  for (const UserValueCheck& c : report.checks) checks.push_back(check_to_json(c));
+  doc["checks"] = std::move(checks);
   return doc;
 }
 
@@ -282,11 +324,23 @@ Report report_from_json(const nlohmann::json& doc, std::string_view source) {
     const Fields u(unavailable[i], fmt::format("header.unavailable[{}]", i), source);
     report.header.unavailable.emplace_back(u.text("shape"), u.text("reason"));
   }
+  // Absent from reports of versions before --check (baselines stay readable).
+  if (h.has("input") && !h.need("input").is_null()) {
+    const Fields in = h.object("input");
+    report.header.input =
+        InputDescription{in.text("file"), in.text("stored_as"), in.text("read_as"), in.text("conversion")};
+  }
   const auto& cells = top.need("cells");
   if (!cells.is_array()) top.wrong("cells", "an array");
   report.cells.reserve(cells.size());
   for (std::size_t i = 0; i < cells.size(); ++i)
     report.cells.push_back(cell_from_json(Fields(cells[i], fmt::format("cells[{}]", i), source)));
+  if (top.has("checks")) {
+    const auto& checks = top.need("checks");
+    if (!checks.is_array()) top.wrong("checks", "an array");
+    for (std::size_t i = 0; i < checks.size(); ++i)
+      report.checks.push_back(check_from_json(Fields(checks[i], fmt::format("checks[{}]", i), source)));
+  }
   return report;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/cell_facts.hpp"
+#include "reports/input_answer.hpp"
 
 namespace ulpscope {
 namespace {
@@ -93,6 +94,7 @@ void write_markdown(const Report& report, std::ostream& out, const MarkdownOptio
   for (const auto& [shape, reason] : h.unavailable)
     md += fmt::format("- not run: {} ({})\n", markdown_text(shape), markdown_text(reason));
   md += "\n";
+  md += input_answer_markdown(report);
   if (cells.empty()) {
     out << md;
     return;

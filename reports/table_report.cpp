@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "reports/cell_facts.hpp"
+#include "reports/input_answer.hpp"
 
 namespace ulpscope {
 namespace {
@@ -92,6 +93,7 @@ void write_table(const Report& report, std::ostream& out, const TableStyle& styl
   if (const std::string eps = settings_eps(h.settings_json); !eps.empty()) out << " | eps " << eps;
   out << '\n';
   for (const auto& [shape, reason] : h.unavailable) out << fmt::format("not run: {} ({})\n", shape, reason);
+  out << input_answer_text(report);
   if (report.cells.empty()) {
     out << "(no cells)\n";
     return;
