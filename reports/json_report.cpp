@@ -13,6 +13,7 @@
 
 #include "formats/hex_float.hpp"
 #include "reports/cell_facts.hpp"
+#include "reports/verdict.hpp"
 
 namespace ulpscope {
 namespace {
@@ -223,7 +224,50 @@ Cell cell_from_json(const Fields& f) {
   return c;
 }
 
+ojson worst_to_json(const WorstError& w) {
+  if (w.cells == 0) return nullptr;
+  ojson j;
+  j["cells"] = w.cells;
+  j["max_ulp"] = number_or_null(w.max_ulp);
+  j["unbounded"] = w.unbounded;
+  j["distribution"] = w.distribution;
+  j["n"] = w.n;
+  j["seed"] = w.seed;
+  return j;
+}
+
+ojson answer_to_json(Answer a) { return a == Answer::not_measured ? ojson(nullptr) : ojson(a == Answer::yes); }
+
 }  // namespace
+
+nlohmann::ordered_json verdicts_to_json(const std::vector<Verdict>& verdicts) {
+  ojson out = ojson::array();
+  for (const Verdict& v : verdicts) {
+    ojson j;
+    j["op"] = v.op;
+    j["dtype"] = v.dtype;
+    j["out_dtype"] = v.out_dtype;
+    j["accumulator"] = v.accumulator;
+    j["shape"] = v.shape;
+    j["axis"] = v.axis;
+    j["saturation"] = v.saturation.empty() ? ojson(nullptr) : ojson(v.saturation);
+    j["cells"] = v.cells;
+    j["failed"] = v.failed;
+    j["correctly_rounded"] = v.correctly_rounded;
+    j["worst"] = {{"realistic", worst_to_json(v.realistic)},
+                  {"adversarial", worst_to_json(v.adversarial)},
+                  {"user_input", worst_to_json(v.user_input)}};
+    j["same_bits"] = {{"run_to_run", answer_to_json(v.run_to_run)},
+                      {"across_configs", answer_to_json(v.across_configs)},
+                      {"across_orders", answer_to_json(v.across_orders)}};
+    j["throughput"] = v.gbps ? ojson{{"gbps", number_or_null(v.gbps)},
+                                     {"fraction_of_cub", number_or_null(v.fraction_of_cub)},
+                                     {"n", optional_value(v.throughput_n)}}
+                             : ojson(nullptr);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
 
 nlohmann::ordered_json report_to_json(const Report& report) {
   const auto& h = report.header;
@@ -244,6 +288,7 @@ nlohmann::ordered_json report_to_json(const Report& report) {
                    {"unavailable", ojson::array()}};
   for (const auto& [shape, reason] : h.unavailable)
     doc["header"]["unavailable"].push_back({{"shape", shape}, {"reason", reason}});
+  doc["verdicts"] = verdicts_to_json(verdicts(report.cells));
   ojson cells = ojson::array();
   for (const Cell& c : report.cells) cells.push_back(cell_to_json(c));
   doc["cells"] = std::move(cells);
@@ -282,6 +327,8 @@ Report report_from_json(const nlohmann::json& doc, std::string_view source) {
     const Fields u(unavailable[i], fmt::format("header.unavailable[{}]", i), source);
     report.header.unavailable.emplace_back(u.text("shape"), u.text("reason"));
   }
+  // The verdicts are derived from the cells (recomputed where needed): optional, not read back.
+  if (const auto v = doc.find("verdicts"); v != doc.end() && !v->is_array()) top.wrong("verdicts", "an array");
   const auto& cells = top.need("cells");
   if (!cells.is_array()) top.wrong("cells", "an array");
   report.cells.reserve(cells.size());
