@@ -89,14 +89,24 @@ std::string joined(const std::vector<T>& values) {
   return out;
 }
 
+// "all", "all but min", or the list, of the ops of a matrix.
+std::string op_names(const std::vector<Op>& ops) {
+  std::vector<Op> missing;
+  for (const auto& [op, name] : kOpNames)
+    if (std::find(ops.begin(), ops.end(), op) == ops.end()) missing.push_back(op);
+  if (missing.empty()) return "all";
+  if (missing.size() <= 2) return "all but " + joined(missing);
+  return joined(ops);
+}
+
 // "(default: X; --full: Y)", or "(default: X)" when --full keeps it.
 std::string defaults(const std::string& normal, const std::string& full) {
   return normal == full ? fmt::format("(default: {})", normal) : fmt::format("(default: {}; --full: {})", normal, full);
 }
 
-// 2^26 for powers of two from 1024 up, else the number (2^16+3 for 65539).
+// 2^26, 2^16+3: sizes from 2^14 up written as a power of two and what it is off by; smaller ones as numbers.
 std::string size_name(std::int64_t n) {
-  for (int k = 40; k >= 10; --k)
+  for (int k = 40; k >= 14; --k)
     if (const std::int64_t p = std::int64_t(1) << k; n >= p && n - p < 1024)
       return n == p ? fmt::format("2^{}", k) : fmt::format("2^{}+{}", k, n - p);
   return fmt::to_string(n);
@@ -209,7 +219,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
        "Input formats: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2, fp8 (both), all " +
            defaults(joined(normal.dtypes), joined(full.dtypes)))
       ->group("Matrix");
-  list("--op", ops, "Ops: " + names_of(kOpNames) + " " + defaults(joined(normal.ops), joined(full.ops)))
+  list("--op", ops, "Ops: " + names_of(kOpNames) + " " + defaults(op_names(normal.ops), op_names(full.ops)))
       ->group("Matrix");
   list("--accumulator", accs,
        "Accumulators: " + names_of(kAccumulatorNames) + " (default: all)")

@@ -94,18 +94,20 @@ std::string joined_within_width(const std::vector<std::string>& fields) {
   return out + line + '\n';
 }
 
-// Words wrapped at kWidth, continuation lines indented by `indent` spaces.
+// Words wrapped at kWidth, the first line indented as text is, the others by
+// `indent` spaces.
 std::string wrapped(const std::string& text, std::size_t indent) {
-  std::string out, line;
-  std::size_t at = 0;
+  std::size_t at = std::min(text.find_first_not_of(' '), text.size());
+  std::string out, line = text.substr(0, at);
   while (at < text.size()) {
     std::size_t end = text.find(' ', at);
     if (end == std::string::npos) end = text.size();
     const std::string word = text.substr(at, end - at);
-    if (!line.empty() && line.size() + 1 + word.size() > kWidth) {
+    const bool has_words = line.find_first_not_of(' ') != std::string::npos;
+    if (has_words && line.size() + 1 + word.size() > kWidth) {
       out += line + '\n';
       line = std::string(indent, ' ');
-    } else if (!line.empty() && line.find_first_not_of(' ') != std::string::npos) {
+    } else if (has_words) {
       line += ' ';
     }
     line += word;
@@ -124,10 +126,14 @@ std::string size_text(std::int64_t n) {
   return fmt::to_string(n);
 }
 
-// Aligned columns: numbers right, names left, two spaces apart, no trailing blanks.
+// Aligned columns: numbers right, names left, two spaces apart (or as many as
+// `gaps` says for the column), no trailing blanks.
 class AlignedRows {
  public:
-  explicit AlignedRows(std::vector<bool> right_aligned) : right_(std::move(right_aligned)), width_(right_.size()) {}
+  explicit AlignedRows(std::vector<bool> right_aligned, std::vector<std::size_t> gaps = {})
+      : right_(std::move(right_aligned)), gaps_(std::move(gaps)), width_(right_.size()) {
+    gaps_.resize(right_.size(), 2);
+  }
   void measure(const std::vector<std::string>& row) {
     for (std::size_t i = 0; i < row.size(); ++i) width_[i] = std::max(width_[i], row[i].size());
   }
@@ -139,7 +145,7 @@ class AlignedRows {
       if (width_[i] == 0) continue;  // a column with nothing in it anywhere
       const std::string padded =
           right_[i] ? fmt::format("{:>{}}", row[i], width_[i]) : fmt::format("{:<{}}", row[i], width_[i]);
-      if (!s.empty()) s += "  ";
+      if (!s.empty()) s += std::string(gaps_[i], ' ');
       s += highlight(i, padded);
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
@@ -151,6 +157,7 @@ class AlignedRows {
 
  private:
   std::vector<bool> right_;
+  std::vector<std::size_t> gaps_;
   std::vector<std::size_t> width_;
 };
 
@@ -208,11 +215,15 @@ void write_verdict(const Report& report, std::ostream& out, const TableStyle& st
     headings.push_back(present[g] ? std::string(to_string(kGroups[g])) : std::string());
     right.push_back(false);
   }
+  std::vector<std::size_t> gaps(headings.size(), 2);
+  gaps[1] = 1;  // after the one-letter mark
   for (const char* h : {"CR", "run", "cfg", "order", "GB/s, %cub"}) {
     headings.push_back(h);
     right.push_back(std::string_view(h) == "CR");
+    // The three yes/no answers read as one group, one space apart.
+    gaps.push_back(std::string_view(h) == "cfg" || std::string_view(h) == "order" ? 1 : 2);
   }
-  AlignedRows table(right);
+  AlignedRows table(right, gaps);
   table.measure(headings);
   Grouped<Verdict> groups;
   std::map<const Verdict*, std::vector<std::string>> rows;
@@ -282,9 +293,11 @@ void write_cells(const Report& report, std::ostream& out, const TableStyle& styl
   for (const Mark& mark : kMarks)
     if (std::any_of(report.cells.begin(), report.cells.end(), mark.applies))
       legend += fmt::format("  {}  {}\n", mark.symbol, mark.meaning);
-  out << "\nEvery cell. The error in ULPs (the largest over an op's outputs); CR: correctly rounded; rel: relative "
-         "error\nbefore the final rounding; bound: the error over its a-priori bound; runs, configs: how many, and how "
-         "many distinct results.\n";
+  out << '\n'
+      << wrapped("Every cell. max ulp: the error in ULPs (the largest over an op's outputs); CR: correctly rounded; "
+                 "rel: the relative error before the final rounding; bound: the error over its a-priori bound; runs, "
+                 "configs: how many, and how many distinct results.",
+                 2);
   if (!legend.empty()) out << "marks:\n" << legend;
 
   Grouped<Cell> groups;

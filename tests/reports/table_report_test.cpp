@@ -67,8 +67,9 @@ TEST(TableReport, ColumnsAreAligned) {
   std::size_t heading_end = std::string::npos;
   int rows = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].find("max ulp") == std::string::npos) continue;
-    const std::size_t end = lines[i].find("max ulp") + 7;
+    // A column heading, between two others (not the legend's "max ulp:").
+    if (lines[i].find(" max ulp ") == std::string::npos) continue;
+    const std::size_t end = lines[i].find(" max ulp ") + 8;
     if (heading_end == std::string::npos) heading_end = end;
     EXPECT_EQ(end, heading_end);
     // The row under the heading ends its max ulp field at the same column.
@@ -170,7 +171,7 @@ TEST(TableReport, VerdictComesFirstWithItsLegendAndFits120Columns) {
   // The exact kernel's row: its worst adversarial error and where, CR share, answers.
   const auto lines = lines_of(t);
   const auto row = std::find_if(lines.begin(), lines.end(),
-                                [](const std::string& l) { return l.find("exact ") != std::string::npos; });
+                                [](const std::string& l) { return l.find("  exact  ") != std::string::npos; });
   ASSERT_NE(row, lines.end()) << t;
   EXPECT_NE(row->find("1.23e+04 ill_conditioned:1e16"), std::string::npos) << *row;
   EXPECT_NE(row->find("100%"), std::string::npos) << *row;
