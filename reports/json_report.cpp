@@ -236,7 +236,7 @@ ojson worst_to_json(const WorstError& w) {
   return j;
 }
 
-ojson answer_to_json(Answer a) { return a == Answer::not_measured ? ojson(nullptr) : ojson(a == Answer::yes); }
+ojson same_bits_to_json(SameBits s) { return s == SameBits::not_measured ? ojson(nullptr) : ojson(s == SameBits::yes); }
 
 }  // namespace
 
@@ -257,9 +257,9 @@ nlohmann::ordered_json verdicts_to_json(const std::vector<Verdict>& verdicts) {
     j["worst"] = {{"realistic", worst_to_json(v.realistic)},
                   {"adversarial", worst_to_json(v.adversarial)},
                   {"user_input", worst_to_json(v.user_input)}};
-    j["same_bits"] = {{"run_to_run", answer_to_json(v.run_to_run)},
-                      {"across_configs", answer_to_json(v.across_configs)},
-                      {"across_orders", answer_to_json(v.across_orders)}};
+    j["same_bits"] = {{"run_to_run", same_bits_to_json(v.run_to_run)},
+                      {"across_configs", same_bits_to_json(v.across_configs)},
+                      {"across_orders", same_bits_to_json(v.across_orders)}};
     j["throughput"] = v.gbps ? ojson{{"gbps", number_or_null(v.gbps)},
                                      {"fraction_of_cub", number_or_null(v.fraction_of_cub)},
                                      {"n", optional_value(v.throughput_n)}}

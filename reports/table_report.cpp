@@ -178,6 +178,8 @@ struct Grouped {
 // the share correctly rounded, the three reproducibility answers, throughput.
 constexpr std::array<DistributionGroup, 3> kGroups = {DistributionGroup::realistic, DistributionGroup::adversarial,
                                                       DistributionGroup::user_input};
+// In the enumeration's order, so that a group's value is its index.
+static_assert(kGroups[static_cast<std::size_t>(DistributionGroup::user_input)] == DistributionGroup::user_input);
 
 std::string throughput_cell(const Verdict& v) {
   if (!v.gbps) return "not measured";
@@ -232,7 +234,7 @@ void write_verdict(const Report& report, std::ostream& out, const TableStyle& st
     for (std::size_t g = 0; g < kGroups.size(); ++g)
       row.push_back(present[g] ? worst_cell(v.worst(kGroups[g]), g) : std::string());
     row.push_back(correctly_rounded_text(v));
-    for (Answer a : {v.run_to_run, v.across_configs, v.across_orders}) row.push_back(to_string(a));
+    for (SameBits same : {v.run_to_run, v.across_configs, v.across_orders}) row.push_back(to_string(same));
     row.push_back(throughput_cell(v));
     table.measure(row);
     rows.emplace(&v, std::move(row));
@@ -245,16 +247,21 @@ void write_verdict(const Report& report, std::ostream& out, const TableStyle& st
   std::string legend = fmt::format(
       "Verdict: one line per kernel, the worst of its {} cells (every cell: --cells, or --format json or csv).\n",
       report.cells.size());
-  const std::string shown_groups = [&] {
-    std::vector<std::string> names;
-    for (std::size_t g = 0; g < kGroups.size(); ++g)
-      if (present[g]) names.emplace_back(to_string(kGroups[g]));
-    return fmt::format("{}", fmt::join(names, ", "));
-  }();
-  legend += wrapped(fmt::format("  {}: the largest error in ULPs over those distributions (accuracy_report --help "
-                                "lists them), and where it occurred; inf: a non-finite result where the correctly rounded "
-                                "one is finite, or the reverse.",
-                                shown_groups),
+  // What the worst-error columns mean, for the groups shown.
+  std::vector<std::string> generated;
+  for (std::size_t g = 0; g < kGroups.size(); ++g)
+    if (present[g] && kGroups[g] != DistributionGroup::user_input) generated.emplace_back(to_string(kGroups[g]));
+  std::string worst_meaning;
+  if (!generated.empty())
+    worst_meaning = fmt::format("{}: the largest error in ULPs over those distributions (accuracy_report --help lists "
+                                "them), and where it occurred",
+                                fmt::join(generated, ", "));
+  if (present[static_cast<std::size_t>(DistributionGroup::user_input)])
+    worst_meaning += std::string(worst_meaning.empty() ? "" : "; ") +
+                     "user input: the largest error in ULPs on the --input data";
+  legend += wrapped(fmt::format("  {}; inf: a non-finite result where the correctly rounded one is finite, or the "
+                                "reverse.",
+                                worst_meaning),
                     4);
   legend += wrapped("  CR: the share of cells correctly rounded. run, cfg, order: the same bits run to run, across "
                     "launch configurations, across orders of the input (every inexact accumulator depends on order); "

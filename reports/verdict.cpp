@@ -31,9 +31,9 @@ void add_to_worst(WorstError& w, const Cell& c) {
 
 // "no" as soon as one cell gave different bits; "yes" when at least one cell
 // could have told (more than one run, configuration or order) and none did.
-void add_to_answer(Answer& a, bool measured, bool differs) {
-  if (differs) a = Answer::no;
-  else if (measured && a == Answer::not_measured) a = Answer::yes;
+void add_same_bits(SameBits& s, bool measured, bool differs) {
+  if (differs) s = SameBits::no;
+  else if (measured && s == SameBits::not_measured) s = SameBits::yes;
 }
 
 void add_cell(Verdict& v, const Cell& c) {
@@ -48,9 +48,9 @@ void add_cell(Verdict& v, const Cell& c) {
     case DistributionGroup::adversarial: add_to_worst(v.adversarial, c); break;
     case DistributionGroup::user_input: add_to_worst(v.user_input, c); break;
   }
-  add_to_answer(v.run_to_run, c.runs > 1, is_non_deterministic(c));
-  add_to_answer(v.across_configs, c.configs > 1, is_config_dependent(c));
-  add_to_answer(v.across_orders, c.permutations.value_or(0) > 0, is_order_dependent(c));
+  add_same_bits(v.run_to_run, c.runs > 1, is_non_deterministic(c));
+  add_same_bits(v.across_configs, c.configs > 1, is_config_dependent(c));
+  add_same_bits(v.across_orders, c.permutations.value_or(0) > 0, is_order_dependent(c));
   if (c.gbps && std::isfinite(*c.gbps) && (!v.throughput_n || c.throughput_n.value_or(0) > *v.throughput_n)) {
     v.gbps = c.gbps;
     v.fraction_of_cub = finite_or_null(c.fraction_of_cub);
@@ -60,11 +60,11 @@ void add_cell(Verdict& v, const Cell& c) {
 
 }  // namespace
 
-std::string to_string(Answer a) {
-  switch (a) {
-    case Answer::yes: return "yes";
-    case Answer::no: return "no";
-    case Answer::not_measured: break;
+std::string to_string(SameBits s) {
+  switch (s) {
+    case SameBits::yes: return "yes";
+    case SameBits::no: return "no";
+    case SameBits::not_measured: break;
   }
   return "n/a";
 }

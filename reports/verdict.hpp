@@ -36,17 +36,18 @@ struct WorstError {
   std::uint64_t seed = 0;
 };
 
-// A reproducibility question: answered yes or no, or not measured (one run,
+// Whether a kernel gave the same bits (run to run, across launch
+// configurations, across input orders): yes, no, or not measured (one run,
 // one launch configuration, no permutation).
-enum class Answer : std::uint8_t { yes, no, not_measured };
-std::string to_string(Answer a);  // "yes", "no", "n/a"
+enum class SameBits : std::uint8_t { yes, no, not_measured };
+std::string to_string(SameBits s);  // "yes", "no", "n/a"
 
 struct Verdict {
   std::string op, dtype, out_dtype, accumulator, shape, axis, saturation;
   std::size_t cells = 0, failed = 0, correctly_rounded = 0;
   WorstError realistic, adversarial, user_input;
-  Answer run_to_run = Answer::not_measured, across_configs = Answer::not_measured,
-         across_orders = Answer::not_measured;
+  SameBits run_to_run = SameBits::not_measured, across_configs = SameBits::not_measured,
+           across_orders = SameBits::not_measured;
   // The measurement at the largest size among the kernel's cells; nullopt
   // where none was measured (the CPU backend, --throughput-n 0).
   std::optional<double> gbps, fraction_of_cub;

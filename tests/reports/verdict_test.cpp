@@ -107,17 +107,17 @@ TEST(Verdict, ReproducibilityIsNoOnceAnyCellDiffersAndNotMeasuredWithoutAChance)
   cells[1].permutations = 2;
   cells[1].distinct_across_permutations = 2;
   Verdict v = verdicts(cells).at(0);
-  EXPECT_EQ(v.run_to_run, Answer::yes);  // 5 runs, 1 result, in both
-  EXPECT_EQ(v.across_configs, Answer::yes);
-  EXPECT_EQ(v.across_orders, Answer::no);
+  EXPECT_EQ(v.run_to_run, SameBits::yes);  // 5 runs, 1 result, in both
+  EXPECT_EQ(v.across_configs, SameBits::yes);
+  EXPECT_EQ(v.across_orders, SameBits::no);
   cells[0].distinct_results = 2;
   for (Cell& c : cells) c.configs = c.distinct_across_configs = 1;  // one configuration cannot differ
   v = verdicts(cells).at(0);
-  EXPECT_EQ(v.run_to_run, Answer::no);
-  EXPECT_EQ(v.across_configs, Answer::not_measured);
+  EXPECT_EQ(v.run_to_run, SameBits::no);
+  EXPECT_EQ(v.across_configs, SameBits::not_measured);
   EXPECT_EQ(to_string(v.across_configs), "n/a");
   cells.resize(1);
-  EXPECT_EQ(verdicts(cells).at(0).across_orders, Answer::not_measured);  // no permutation
+  EXPECT_EQ(verdicts(cells).at(0).across_orders, SameBits::not_measured);  // no permutation
 }
 
 TEST(Verdict, ThroughputIsTheMeasurementAtTheLargestSize) {
