@@ -15,8 +15,6 @@ namespace {
 // the rounded value), with the allocator's overhead: a generous figure.
 constexpr double kReferenceBytes = 512;
 
-// One term of the logsumexp reference (reference/op_reference.cpp).
-constexpr double kExpTermBytes = 96;
 
 std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / double(1ull << 30)); }
 
@@ -47,12 +45,14 @@ MemoryNeed memory_need(const MatrixSettings& s, const std::optional<UserInput>& 
     // Outputs are kept as values and unrounded values (16 bytes); of a large
     // norm only the scored rows (accuracy/run_matrix.cpp, kScoredElements).
     const double scored = std::min(outputs, double(std::int64_t(1) << 22));
-    if (gpu) host += 3 * outputs * 16 + held * scored * 16 * 2;  // the run in hand; scored parts and model runs
+    // On the GPU, built-in kernels' outputs stay on the device (digested
+    // there) but for the scored rows; a user's kernel brings its run back.
+    if (gpu) host += outputs * 16 + held * scored * 16 * 2;  // the run in hand; scored parts and model runs
     else host += held * outputs * 16 * 2;                        // each thread's model run and what it keeps
     host += scored * kReferenceBytes;
-    // logsumexp's reference holds one exponential per value (an MPFR number of
-    // about 160 bits, with its allocation) until it sums them.
-    if (std::find(s.ops.begin(), s.ops.end(), Op::logsumexp) != s.ops.end()) host += n * kExpTermBytes;
+    // logsumexp's reference reads the input as doubles (its exponentials are
+    // summed a block at a time: reference/op_reference.cpp).
+    if (std::find(s.ops.begin(), s.ops.end(), Op::logsumexp) != s.ops.end()) host += n * 8;
     double device = 0;
     if (gpu) {
       device = 2 * arrays + outputs * 16;  // the upload, one permuted copy, the outputs

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "formats/round_to_dtype.hpp"
-#include "kernels/counter_rng.hpp"
+#include "kernels/output_digest.hpp"
 #include "reference/round_to_format.hpp"
 
 namespace ulpscope {
@@ -81,10 +81,7 @@ std::optional<std::optional<double>> compare_overflow(double y, const ExactReal&
   return std::optional<double>{};
 }
 
-std::uint64_t result_key(double v) {
-  if (std::isnan(v)) return 0x7FF8000000000000ull;
-  return std::bit_cast<std::uint64_t>(v);
-}
+std::uint64_t result_key(double v) { return output_key(v); }
 
 }  // namespace
 
@@ -175,8 +172,8 @@ int distinct_results(const std::vector<std::vector<double>>& runs) {
 }
 
 std::uint64_t results_digest(const std::vector<double>& outputs) {
-  std::uint64_t h = mix64(outputs.size() + kGoldenGamma);
-  for (double v : outputs) h = mix64(h + result_key(v) * kGoldenGamma);
+  std::uint64_t h = digest_start(outputs.size());
+  for (std::size_t i = 0; i < outputs.size(); ++i) h += digest_term(i, output_key(outputs[i]));
   return h;
 }
 

@@ -69,8 +69,8 @@ int distinct_results(const std::vector<std::vector<double>>& runs);
 int distinct_results(const std::vector<double>& runs);  // one output per run
 // A 64-bit digest of one run's outputs under the same equality (its bits,
 // NaNs alike), so that large runs are compared without being kept: two
-// different results share a digest with probability about 2^-64
-// (SplitMix64's finaliser chained over the outputs).
+// different results share a digest with probability about 2^-64. The same
+// digest as the device computes (kernels/output_digest.hpp).
 std::uint64_t results_digest(const std::vector<double>& outputs);
 // How many different digests (0 for none).
 int distinct_digests(std::vector<std::uint64_t> digests);

@@ -97,7 +97,11 @@ MatrixSettings settings_from_json(const std::string& text) {
   try {
     s.ops = enums("ops", kOpNames);
     s.accumulators = enums("accumulators", kAccumulatorNames);
-    s.shapes = enums("shapes", kShapeNames);
+    for (const auto& name : list("shapes")) {
+      const auto sh = parse_shape(name);
+      if (!sh) throw std::invalid_argument(fmt::format("settings: unknown shapes '{}'", name));
+      s.shapes.push_back(*sh);
+    }
     s.axes = enums("axes", kAxisNames);
     for (const auto& name : list("dtypes")) {
       const auto d = parse_dtype(name);
@@ -232,6 +236,12 @@ struct KernelUnderTest {
   int runs = 1;                       // repeated runs of the default configuration
   bool on_gpu = false;                // runs the uploaded problem
   std::function<ReductionResult(const ReductionProblem&, const LaunchConfig&, std::uint64_t run)> run;
+  // The GPU's built-in kernels: a run digested on the device, bringing back
+  // only the listed rows' outputs (all with nullptr); a permuted norm's
+  // outputs are digested where they go back to (GpuBackend::run_digested).
+  // Empty: run() and a digest on the host.
+  std::function<GpuBackend::DigestedRun(const LaunchConfig&, const std::vector<std::int64_t>* rows, std::int64_t cols)>
+      run_digested;
   // Whether a configuration's result equals the model's bits; empty where
   // there is no bit-exact model to compare with.
   // got: the digest of the configuration's result (accuracy/metrics.hpp).
@@ -617,6 +627,10 @@ class MatrixRunner {
     k.run = [gpu, spec](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t run) {
       return gpu ? gpu->run(spec, cfg) : run_model(spec, q, cfg, run);
     };
+    if (gpu)
+      k.run_digested = [gpu, spec](const LaunchConfig& cfg, const std::vector<std::int64_t>* rows, std::int64_t cols) {
+        return gpu->run_digested(spec, cfg, rows, cols);
+      };
     if (gpu && has_cpu_model(spec.shape) && model_is_bit_exact(spec))
       k.matches_model = [spec](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t got) {
         return results_digest(run_model(spec, q, cfg).values) == got;
@@ -688,14 +702,25 @@ class MatrixRunner {
   // bits).
   KernelRuns run_kernel(const KernelUnderTest& kut, const ReductionProblem& p, const ScoredRows* scored) {
     KernelRuns k;
+    static const std::vector<std::int64_t> kNoRows;
     for (std::size_t ci = 0; ci < kut.configs.size(); ++ci) {
       for (int r = 0; r < (ci == 0 ? kut.runs : 1); ++r) {
-        ReductionResult res = kut.run(p, kut.configs[ci], std::uint64_t(r));
-        const std::uint64_t digest = results_digest(res.values);
+        ReductionResult part;
+        std::uint64_t digest = 0;
+        if (kut.run_digested) {
+          // Outputs come back only for the first run of a configuration.
+          const std::vector<std::int64_t>* rows = r > 0 ? &kNoRows : scored ? &scored->rows : nullptr;
+          GpuBackend::DigestedRun d = kut.run_digested(kut.configs[ci], rows, p.cols);
+          part = std::move(d.copied);
+          digest = d.digest;
+        } else {
+          ReductionResult res = kut.run(p, kut.configs[ci], std::uint64_t(r));
+          digest = results_digest(res.values);
+          if (r == 0) part = scored_part(std::move(res), scored, p.cols);
+        }
         if (ci == 0) k.run_digests.push_back(digest);
         if (r > 0) continue;
         k.config_digests.push_back(digest);
-        ReductionResult part = scored_part(std::move(res), scored, p.cols);
         if (kut.matches_model) {
           const ReductionProblem& q = scored ? scored->problem : p;
           k.model_checks.push_back(
@@ -733,6 +758,11 @@ class MatrixRunner {
         for (std::int64_t j = 0; j < p.cols; ++j) columns.push_back(perm.column(j));
       }
       each_cell(cells, [&](PendingCell& c) {
+        static const std::vector<std::int64_t> kNoRows;
+        if (c.kut.run_digested) {
+          c.permuted.push_back(c.kut.run_digested(c.kut.configs.front(), &kNoRows, p.cols).digest);
+          return;
+        }
         std::vector<double> v = c.kut.run(host ? host->problem : p, c.kut.configs.front(), 0).values;
         if (!columns.empty()) {
           // Per-element outputs follow their elements: put them back in place.

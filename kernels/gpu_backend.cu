@@ -16,6 +16,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_problem.hpp"
+#include "kernels/cuda/output_digest.hpp"
 #include "kernels/cuda/permuted_copy.hpp"
 #include "kernels/cuda/timing.hpp"
 #include "kernels/model.hpp"
@@ -87,6 +88,10 @@ struct GpuBackend::Impl {
   // The host arrays whose copies the buffers hold (view_as copies no other).
   const TypedArray *host_x = nullptr, *host_y = nullptr, *host_gamma = nullptr, *host_beta = nullptr;
   DeviceBuffer px, py, pgamma, pbeta;  // the permuted copy
+  // The permutation of a norm's columns that problem is read through, if it
+  // is: its outputs go back to the positions it took them from.
+  std::optional<ProblemPermutation> permuted_columns;
+  DeviceBuffer check_scratch;  // check_outputs_on_device's totals
 
   DeviceBuffer workspace, values, unrounded;
   DeviceBuffer rotating;  // copies 1.. of x (and y) for time(); copy 0 is x itself
@@ -361,9 +366,11 @@ void GpuBackend::use_permutation(std::optional<std::uint64_t> seed) {
   if (!m.uploaded) throw GpuError("use_permutation: no problem uploaded");
   const DeviceProblem& v = m.viewed;
   m.problem = v;
+  m.permuted_columns.reset();
   if (!seed) return;
   const bool columns = is_elementwise_output(v.op);
   const ProblemPermutation perm(v.axis, columns, v.rows, v.cols, *seed);
+  if (columns) m.permuted_columns = perm;
   const std::size_t width = std::size_t(format_info(v.in).bits / 8);
   auto copy = [&](const void* src, DeviceBuffer& dst, std::int64_t count, bool by_column) -> const void* {
     if (src == nullptr) return nullptr;
@@ -382,6 +389,11 @@ void GpuBackend::use_permutation(std::optional<std::uint64_t> seed) {
 }
 
 ReductionResult GpuBackend::run(const KernelSpec& s, const LaunchConfig& cfg) {
+  return run_digested(s, cfg, nullptr, 0).copied;
+}
+
+GpuBackend::DigestedRun GpuBackend::run_digested(const KernelSpec& s, const LaunchConfig& cfg,
+                                                 const std::vector<std::int64_t>* rows, std::int64_t cols) {
   Impl& m = *impl_;
   const DeviceProblem p = m.problem_for(s);
   const DeviceOutput out = m.prepare(s, cfg, p);
@@ -392,28 +404,42 @@ ReductionResult GpuBackend::run(const KernelSpec& s, const LaunchConfig& cfg) {
   check_launch(what);
   cuda_check(cudaStreamSynchronize(m.stream), what);
 
-  ReductionResult r;
-  r.values.resize(out.count);
-  r.unrounded.resize(out.count);
-  cuda_check(cudaMemcpy(r.values.data(), out.values, out.count * sizeof(double), cudaMemcpyDeviceToHost),
-             "copying the outputs back");
-  cuda_check(cudaMemcpy(r.unrounded.data(), out.unrounded, out.count * sizeof(double), cudaMemcpyDeviceToHost),
-             "copying the outputs back");
-  auto poisoned = [](double v) {
-    std::uint64_t b;
-    std::memcpy(&b, &v, sizeof b);
-    return b == kPoison;
-  };
-  for (std::size_t i = 0; i < out.count; ++i)
-    if (poisoned(r.values[i]))
-      throw GpuError(what + " left output " + std::to_string(i) + " of " + std::to_string(out.count) +
-                     " unwritten");
-  const auto left = std::count_if(r.unrounded.begin(), r.unrounded.end(), poisoned);
-  if (left == std::ptrdiff_t(out.count)) {
-    r.unrounded.clear();  // this accumulator has no unrounded value to give
-  } else if (left != 0) {
+  m.check_scratch.reserve(4 * sizeof(std::uint64_t), "the output check");
+  const bool permuted = m.permuted_columns && is_elementwise_output(s.op);
+  const DeviceOutputCheck check =
+      check_outputs_on_device(out.values, out.unrounded, out.count, kPoison, permuted ? &*m.permuted_columns : nullptr,
+                              m.check_scratch.as<std::uint64_t>(), m.stream);
+  if (check.unwritten_values != 0)
+    throw GpuError(what + " left output " + std::to_string(check.first_unwritten_value) + " of " +
+                   std::to_string(out.count) + " unwritten");
+  // An accumulator without an unrounded value writes none of them.
+  const bool has_unrounded = check.unwritten_unrounded == 0;
+  if (!has_unrounded && check.unwritten_unrounded != out.count)
     throw GpuError(what + " wrote only part of its unrounded outputs");
-  }
+
+  DigestedRun r;
+  r.digest = check.digest;
+  auto copy = [&](const double* from, std::vector<double>& into) {
+    if (rows == nullptr) {
+      into.resize(out.count);
+      cuda_check(cudaMemcpy(into.data(), from, out.count * sizeof(double), cudaMemcpyDeviceToHost),
+                 "copying the outputs back");
+      return;
+    }
+    const std::size_t width = std::size_t(cols);
+    into.resize(rows->size() * width);
+    for (std::size_t k = 0; k < rows->size(); ++k) {
+      const std::int64_t row = (*rows)[k];
+      if (row < 0 || cols <= 0 || std::size_t(row + 1) * width > out.count)
+        throw GpuError(what + ": row " + std::to_string(row) + " is outside the outputs");
+      cuda_check(cudaMemcpyAsync(into.data() + k * width, from + std::size_t(row) * width, width * sizeof(double),
+                                 cudaMemcpyDeviceToHost, m.stream),
+                 "copying the outputs back");
+    }
+    cuda_check(cudaStreamSynchronize(m.stream), "copying the outputs back");
+  };
+  copy(out.values, r.copied.values);
+  if (has_unrounded) copy(out.unrounded, r.copied.unrounded);
   return r;
 }
 

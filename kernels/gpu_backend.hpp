@@ -64,6 +64,17 @@ class GpuBackend {
   // problem's op when the arrays it needs are there), synchronises, checks
   // every error and that every output element was written.
   ReductionResult run(const KernelSpec&, const LaunchConfig&);
+  // The same run, checked and digested on the device (kernels/output_digest.hpp:
+  // the digest results_digest gives on the host; a permuted norm's outputs at
+  // the positions they go back to), bringing back only what the caller asks
+  // for: every output (rows == nullptr), or the outputs of the listed rows of
+  // `cols` outputs each (the scored rows of a large norm; none when empty).
+  struct DigestedRun {
+    ReductionResult copied;
+    std::uint64_t digest = 0;
+  };
+  DigestedRun run_digested(const KernelSpec&, const LaunchConfig&, const std::vector<std::int64_t>* rows,
+                           std::int64_t cols);
 
   struct Timing {
     double median_ms = 0, min_ms = 0, max_ms = 0;

@@ -27,6 +27,10 @@ void GpuBackend::upload(const ReductionProblem&) { no_cuda(); }
 void GpuBackend::view_as(const ReductionProblem&) { no_cuda(); }
 void GpuBackend::use_permutation(std::optional<std::uint64_t>) { no_cuda(); }
 ReductionResult GpuBackend::run(const KernelSpec&, const LaunchConfig&) { no_cuda(); }
+GpuBackend::DigestedRun GpuBackend::run_digested(const KernelSpec&, const LaunchConfig&,
+                                                 const std::vector<std::int64_t>*, std::int64_t) {
+  no_cuda();
+}
 GpuBackend::Timing GpuBackend::time(const KernelSpec&, const LaunchConfig&, int, int) { no_cuda(); }
 GpuBackend::Timing GpuBackend::time_cub_sum_fp32(std::int64_t, int, int) { no_cuda(); }
 GpuBackend::Timing GpuBackend::time_copy(std::size_t, int, int) { no_cuda(); }

@@ -52,6 +52,13 @@ inline constexpr NameTable<Shape, 12> kGalleryShapeNames = {{{Shape::v1_interlea
 
 constexpr bool is_gallery(Shape s) { return s >= Shape::v1_interleaved && s <= Shape::two_stage; }
 
+// A shape by name, from either table (a baseline or --shape may name a
+// gallery kernel).
+constexpr std::optional<Shape> parse_shape(std::string_view name) {
+  if (auto s = parse_in(kShapeNames, name)) return s;
+  return parse_in(kGalleryShapeNames, name);
+}
+
 constexpr std::string_view to_string(Shape s) {
   return is_gallery(s) ? name_in(kGalleryShapeNames, s) : name_in(kShapeNames, s);
 }

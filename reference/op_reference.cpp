@@ -174,57 +174,84 @@ Reference amax_reference(const TypedArray& x, OutputFormat out) {
 }
 
 Reference logsumexp_reference(const TypedArray& x, OutputFormat out) {
-  std::vector<double> v;  // the terms that add something: -Inf gives exp = 0
+  // The terms that add something are the values other than -Inf (exp = 0).
+  const std::vector<double> v = x.to_doubles();
   bool pos_inf = false;
-  for (double e : x.to_doubles()) {
+  std::size_t terms = 0;
+  double m = -HUGE_VAL;
+  for (double e : v) {
     if (std::isnan(e)) return exact_reference(special(kNaN), out);
     if (e == HUGE_VAL) pos_inf = true;
-    if (e != -HUGE_VAL) v.push_back(e);
+    if (e == -HUGE_VAL) continue;
+    ++terms;
+    m = std::max(m, e);
   }
   if (pos_inf) return exact_reference(special(HUGE_VAL), out);
-  if (v.empty()) return exact_reference(special(-HUGE_VAL), out);
+  if (terms == 0) return exact_reference(special(-HUGE_VAL), out);
   // One term: log(exp(x)) = x. Otherwise the result is transcendental
   // (Lindemann-Weierstrass: distinct exponentials of algebraic numbers are
   // linearly independent), so Ziv's loop ends without an exactness test.
-  if (v.size() == 1) return exact_reference(ExactReal::from_double(v[0]), out);
-  const double m = *std::max_element(v.begin(), v.end());
+  if (terms == 1) return exact_reference(ExactReal::from_double(m), out);
   const ExactReal mx = ExactReal::from_double(m);
-  const double log2n = std::log2(double(v.size()));
+  const double log2n = std::log2(double(terms));
   auto evaluate = [&](mpfr_prec_t p) {
     // L = m + log(sum exp(x_i - m)); the sum S is at least 1 (the term of m).
-    // Terms below 2^-(p + log2 n + 2) are dropped: together they change S
-    // by less than 2^-(p+2) relative to it. Then (each rounding 2^-p):
-    // exp's and mpfr_sum's roundings and the dropped part leave S with a
+    // Terms below 2^-(p + log2 n + 2) are dropped (-Inf among them):
+    // together they change S by less than 2^-(p+2) relative to it. The terms
+    // are added a block at a time into partial sums of p + 64 bits: all
+    // terms are positive, so each of the at most n block additions is off by
+    // less than 2^-(p+64) of S, together less than 2^-(p+24) of S for any
+    // n below 2^40. Then (each other rounding 2^-p): exp's roundings, the
+    // final mpfr_sum, the partial sums and the dropped part leave S with a
     // relative error below 2^(2-p); log turns it into an absolute error
     // below 2^(3-p); log and the final addition add half an ulp each.
     const double cutoff = -(double(p) + log2n + 2) * std::log(2.0) - 1;
+    const mpfr_prec_t wide = p + 64;
     // The exponentials, shared out over the cores for long arrays (MPFR
     // keeps its caches per thread when built thread-safe, as Debian's is);
-    // mpfr_sum rounds the exact sum once, whatever the terms' order.
-    auto exps = [&](std::size_t begin, std::size_t end, std::vector<ExactReal>& terms) {
+    // mpfr_sum rounds the exact sum of its arguments once, whatever their
+    // order. A block's terms are reused, so memory does not grow with n.
+    auto exps = [&](std::size_t begin, std::size_t end, ExactReal& partial) {
+      constexpr std::size_t kBlock = 1024;
       ExactReal d(320);  // x_i - m is exact at 320 bits: fp32's range spans 277
+      std::vector<ExactReal> block;
+      block.reserve(kBlock);
+      for (std::size_t k = 0; k < kBlock; ++k) block.emplace_back(p);
+      std::vector<mpfr_ptr> ptrs(kBlock + 1);
+      ExactReal next(wide);
+      std::size_t used = 0;
+      auto flush = [&] {
+        ptrs[0] = partial.get();
+        for (std::size_t k = 0; k < used; ++k) ptrs[k + 1] = block[k].get();
+        mpfr_sum(next.get(), ptrs.data(), used + 1, MPFR_RNDN);
+        mpfr_swap(next.get(), partial.get());
+        used = 0;
+      };
       for (std::size_t i = begin; i < end; ++i) {
         if (v[i] - m < cutoff) continue;
         mpfr_set_d(d.get(), v[i], MPFR_RNDN);
         mpfr_sub(d.get(), d.get(), mx.get(), MPFR_RNDN);
-        ExactReal t(p);
-        mpfr_exp(t.get(), d.get(), MPFR_RNDN);
-        terms.push_back(std::move(t));
+        mpfr_exp(block[used].get(), d.get(), MPFR_RNDN);
+        if (++used == kBlock) flush();
       }
+      if (used > 0) flush();
     };
     const std::size_t parts =
         v.size() >= kParallelExpFrom && mpfr_buildopt_tls_p()
             ? std::clamp<std::size_t>(v.size() / kParallelExpFrom, 1, std::max(1u, std::thread::hardware_concurrency()))
             : 1;
-    std::vector<std::vector<ExactReal>> terms(parts);
+    std::vector<ExactReal> partials;
+    for (std::size_t k = 0; k < parts; ++k) {
+      partials.emplace_back(wide);
+      mpfr_set_zero(partials.back().get(), 1);
+    }
     std::vector<std::thread> workers;
     for (std::size_t k = 1; k < parts; ++k)
-      workers.emplace_back([&, k] { exps(v.size() * k / parts, v.size() * (k + 1) / parts, terms[k]); });
-    exps(0, v.size() / parts, terms[0]);
+      workers.emplace_back([&, k] { exps(v.size() * k / parts, v.size() * (k + 1) / parts, partials[k]); });
+    exps(0, v.size() / parts, partials[0]);
     for (auto& w : workers) w.join();
     std::vector<mpfr_ptr> ptrs;
-    for (auto& part : terms)
-      for (auto& t : part) ptrs.push_back(t.get());
+    for (auto& part : partials) ptrs.push_back(part.get());
     ExactReal s(p), l(p);
     mpfr_sum(s.get(), ptrs.data(), ptrs.size(), MPFR_RNDN);
     mpfr_log(l.get(), s.get(), MPFR_RNDN);

@@ -224,7 +224,10 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
   list("--accumulator", accs,
        "Accumulators: " + names_of(kAccumulatorNames) + " (default: all)")
       ->group("Matrix");
-  list("--shape", shapes, "Kernel shapes: " + names_of(kShapeNames) + " (default: all)")->group("Matrix");
+  list("--shape", shapes,
+       "Kernel shapes: " + names_of(kShapeNames) + " (default: all); or seed-gallery kernels by name: " +
+           names_of(kGalleryShapeNames))
+      ->group("Matrix");
   list("--dist", o.distributions,
        "Distributions, listed below (name or name:param) " +
            defaults("all, with " + parameterised(normal), "all, with " + parameterised(full)))
@@ -332,7 +335,13 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
     o.dtypes = parse_dtypes(dtypes);
     o.ops = parse_list(kOpNames, "--op", ops);
     o.accumulators = parse_list(kAccumulatorNames, "--accumulator", accs);
-    o.shapes = parse_list(kShapeNames, "--shape", shapes);
+    // The seed gallery's teaching kernels run only when named (docs/gallery.md).
+    for (const auto& v : shapes) {
+      const auto parsed = parse_shape(v);
+      const Shape sh = parsed ? *parsed
+                              : parse_one(kShapeNames, "--shape", v, "; gallery kernels: " + names_of(kGalleryShapeNames));
+      if (std::find(o.shapes.begin(), o.shapes.end(), sh) == o.shapes.end()) o.shapes.push_back(sh);
+    }
     o.backend = parse_one(kBackendNames, "--backend", backend);
     if (!parse_in(kReportFormatNames, o.format))
       throw UsageError{fmt::format("unknown --format '{}' (accepted: {})", o.format, names_of(kReportFormatNames))};

@@ -75,7 +75,7 @@ void compare_cell(const Cell& b, const Cell& c, const GateOptions& options,
   // or a user kernel declared non-deterministic (the settings' list), promises
   // no determinism: a baseline that happened to see one result is a
   // measurement, and a later run that sees two is not a regression.
-  const auto shape = parse_in(kShapeNames, b.shape);
+  const auto shape = parse_shape(b.shape);
   const bool promises_determinism =
       shape ? is_deterministic_order(*shape)
             : std::find(nondeterministic_kernels.begin(), nondeterministic_kernels.end(), b.shape) ==

@@ -235,10 +235,15 @@ __global__ void __launch_bounds__(kMaxThreads) two_stage(const Elem* x, std::int
 }
 
 // The atomics' slot: the accumulator's own format. fp32 sums use atomicAdd on
-// a float; native fp16/bf16 sums atomicAdd on __half/__nv_bfloat16 (one
-// correctly rounded add in the format, like combine); max a compare-and-swap
-// loop around the selection (NaN wins, +0 beats -0), leaving early when the
-// slot already holds the larger value.
+// a float; native fp16/bf16 sums add into the low half of a 4-byte slot
+// through the paired atomicAdd (__half2/__nv_bfloat162, adding +0 to the
+// unused high half): one correctly rounded add in the format, like combine,
+// as the scalar atomicAdd, but the paired form is a single L2 atomic where
+// the scalar 16-bit one is lowered to a compare-and-swap loop that collapses
+// under every thread of the grid aiming at one address (PTX ISA, "atom":
+// .f16x2 and .bf16x2 are the vector forms). max is a compare-and-swap loop
+// around the selection (NaN wins, +0 beats -0), leaving early when the slot
+// already holds the larger value.
 template <class O>
 struct AtomicSlot;
 template <>
@@ -249,16 +254,22 @@ struct AtomicSlot<SumFp32> {
 };
 template <>
 struct AtomicSlot<SumNative<Fp16Format>> {
-  __device__ static void put(void* slot, float v) { atomicAdd(static_cast<__half*>(slot), __float2half_rn(v)); }
-  __device__ static void reset(void* slot) { *static_cast<__half*>(slot) = __float2half_rn(-0.0f); }
+  __device__ static void put(void* slot, float v) {
+    atomicAdd(static_cast<__half2*>(slot), __halves2half2(__float2half_rn(v), __float2half_rn(0.0f)));
+  }
+  __device__ static void reset(void* slot) {
+    *static_cast<__half2*>(slot) = __halves2half2(__float2half_rn(-0.0f), __float2half_rn(0.0f));
+  }
   __device__ static float get(const void* slot) { return __half2float(*static_cast<const __half*>(slot)); }
 };
 template <>
 struct AtomicSlot<SumNative<Bf16Format>> {
   __device__ static void put(void* slot, float v) {
-    atomicAdd(static_cast<__nv_bfloat16*>(slot), __float2bfloat16_rn(v));
+    atomicAdd(static_cast<__nv_bfloat162*>(slot), __halves2bfloat162(__float2bfloat16_rn(v), __float2bfloat16_rn(0.0f)));
   }
-  __device__ static void reset(void* slot) { *static_cast<__nv_bfloat16*>(slot) = __float2bfloat16_rn(-0.0f); }
+  __device__ static void reset(void* slot) {
+    *static_cast<__nv_bfloat162*>(slot) = __halves2bfloat162(__float2bfloat16_rn(-0.0f), __float2bfloat16_rn(0.0f));
+  }
   __device__ static float get(const void* slot) { return __bfloat162float(*static_cast<const __nv_bfloat16*>(slot)); }
 };
 template <>

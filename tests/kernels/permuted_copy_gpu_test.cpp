@@ -11,6 +11,7 @@
 
 #include "formats/typed_array.hpp"
 #include "kernels/gpu_backend.hpp"
+#include "accuracy/metrics.hpp"
 #include "kernels/index_permutation.hpp"
 #include "gpu_test_backend.hpp"
 
@@ -81,6 +82,57 @@ TEST(GpuPermutedCopy, EqualsTheHostPermutation) {
     const auto back = read_back(*g, 0, rows * cols);
     for (std::int64_t i = 0; i < rows * cols; ++i) ASSERT_EQ(back[std::size_t(i)], float(i)) << "not restored";
   }
+}
+
+// The digest made on the device (GpuBackend::run_digested) is the host's
+// results_digest of the same outputs; a permuted norm's outputs are digested
+// where they go back to, so an order-independent kernel gives the unpermuted
+// run's digest; and only the rows asked for come back.
+TEST(GpuOutputDigest, EqualsTheHostDigest) {
+  REQUIRE_GPU();
+  const std::int64_t rows = 33, cols = 1001;
+  std::vector<float> xs(std::size_t(rows * cols)), gs(std::size_t(cols), 1.0f), bs(std::size_t(cols), 0.0f);
+  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = float(int(i * 7919 % 2003) - 1001) / 64.0f;
+  const TypedArray x(std::move(xs)), gamma(std::move(gs)), beta(std::move(bs));
+  ReductionProblem p;
+  p.op = Op::layernorm;
+  p.axis = Axis::inner;
+  p.rows = rows;
+  p.cols = cols;
+  p.x = &x;
+  p.gamma = &gamma;
+  p.beta = &beta;
+  g->upload(p);
+  // The exact accumulator rounds once whatever the order: permuting a row's
+  // columns moves its outputs without changing them.
+  const KernelSpec spec{Op::layernorm, Dtype::fp32, Dtype::fp32, Accumulator::exact, Shape::tree};
+  const ReductionResult all = g->run(spec, LaunchConfig{});
+  ASSERT_EQ(all.values.size(), std::size_t(rows * cols));
+  const auto whole = g->run_digested(spec, LaunchConfig{}, nullptr, cols);
+  EXPECT_EQ(whole.digest, results_digest(all.values));
+  EXPECT_EQ(whole.copied.values, all.values);
+
+  const std::vector<std::int64_t> some = {0, 17, 32};
+  const auto part = g->run_digested(spec, LaunchConfig{}, &some, cols);
+  EXPECT_EQ(part.digest, whole.digest);
+  ASSERT_EQ(part.copied.values.size(), some.size() * std::size_t(cols));
+  for (std::size_t k = 0; k < some.size(); ++k)
+    for (std::int64_t j = 0; j < cols; ++j)
+      ASSERT_EQ(part.copied.values[k * std::size_t(cols) + std::size_t(j)],
+                all.values[std::size_t(some[k] * cols + j)]);
+
+  g->use_permutation(std::uint64_t(3));
+  const ReductionResult permuted = g->run(spec, LaunchConfig{});
+  const std::vector<std::int64_t> none;
+  const auto digested = g->run_digested(spec, LaunchConfig{}, &none, cols);
+  EXPECT_TRUE(digested.copied.values.empty());
+  const ProblemPermutation perm(Axis::inner, true, rows, cols, 3);
+  std::vector<double> back(permuted.values.size());
+  for (std::int64_t i = 0; i < rows * cols; ++i) back[std::size_t(perm.source(i))] = permuted.values[std::size_t(i)];
+  EXPECT_EQ(digested.digest, results_digest(back));
+  EXPECT_EQ(digested.digest, whole.digest);
+  EXPECT_NE(results_digest(permuted.values), whole.digest) << "the permutation moved nothing";
+  g->use_permutation(std::nullopt);
 }
 
 }  // namespace

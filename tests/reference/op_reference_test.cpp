@@ -239,6 +239,28 @@ TEST(OpReference, ZivRaisesThePrecisionOnAHardCase) {
   EXPECT_EQ(round_to_format(z.value, Dtype::fp16), 1.0 + std::ldexp(1.0, -10));
 }
 
+TEST(OpReference, LogsumexpOfManyTermsAgreesWithCppBinFloat) {
+  // Long enough for the exponentials to be shared out over threads and
+  // summed in many blocks (reference/op_reference.cpp), not a multiple of
+  // either. The values repeat 61 distinct ones, so that the independent sum
+  // is 61 exponentials at 1100 bits times their counts.
+  const std::size_t n = 2 * 16384 + 1031;
+  const auto distinct = testing::widened(testing::random_values<float>(61, 77, Spread::narrow));
+  std::vector<float> v(n);
+  std::vector<std::size_t> count(distinct.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t k = i * 7919 % distinct.size();
+    v[i] = float(distinct[k]);
+    ++count[k];
+  }
+  const TypedArray x(v);
+  Wide lse = 0;
+  for (std::size_t k = 0; k < distinct.size(); ++k) lse += Wide(double(count[k])) * exp(Wide(distinct[k]));
+  for (Dtype od : {Dtype::fp32, Dtype::fp64})
+    expect_reference(logsumexp_reference(x, {od, Saturation::nosat}), log(lse), {od, Saturation::nosat},
+                     "logsumexp n=" + std::to_string(n) + " -> " + std::string(to_string(od)));
+}
+
 TEST(OpReference, LogsumexpOfCancellingValues) {
   // log(exp(-1000) + exp(-1000)) = -1000 + log 2: the big exponents are
   // handled by subtracting the maximum; log 2 from Boost.

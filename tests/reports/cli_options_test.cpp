@@ -41,6 +41,13 @@ TEST(Cli, ListsAreCommaSeparatedAndGroupsExpand) {
   EXPECT_EQ(ok({"--dtype", "all"}).dtypes.size(), 5u);
 }
 
+TEST(Cli, GalleryKernelsAreShapesWhenNamed) {
+  const auto o = ok({"--shape", "tree,v3_first_add,atomic_element"});
+  EXPECT_EQ(o.shapes, (std::vector<Shape>{Shape::tree, Shape::v3_first_add, Shape::atomic_element}));
+  // An unknown name lists the gallery's kernels too.
+  EXPECT_NE(fails({"--shape", "v9"}).message.find("two_stage"), std::string::npos);
+}
+
 TEST(Cli, UnknownValueNamesTheAcceptedOnesAndExits2) {
   for (const auto& [flag, bad, accepted] :
        std::vector<std::tuple<std::string, std::string, std::string>>{
