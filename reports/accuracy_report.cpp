@@ -281,7 +281,23 @@ void check_outputs(const CliOptions& o) {
   for (const auto& lib : o.kernel_libs) others.push_back({lib, "--kernel-lib"});
   if (!o.out_path.empty()) check_output_path(o.out_path, "--out", others);
   others.push_back({o.out_path, "--out"});
+  for (const auto& extra : o.extra_outputs) {
+    check_output_path(extra.path, extra.flag, others);
+    others.push_back({extra.path, extra.flag});
+  }
   if (!o.gate_summary_path.empty()) check_output_path(o.gate_summary_path, "--gate-summary", others);
+}
+
+// The main output (standard output, or --out) and every --json, --md, --html,
+// --csv file, each written whole or not at all.
+void write_outputs(const Report& report, const CliOptions& o, bool main_to_stdout) {
+  const ReportFormat format = *parse_in(kReportFormatNames, o.format);
+  TableStyle style = table_style_for_fd(STDOUT_FILENO);
+  style.cells = o.cells;
+  if (!o.out_path.empty()) write_report_file(report, format, o.out_path, style);
+  else if (main_to_stdout) write_report(report, format, std::cout, style);
+  for (const auto& extra : o.extra_outputs)
+    write_report_file(report, *parse_in(kReportFormatNames, extra.format), extra.path, style);
 }
 
 // Why a run made no cell: shapes this backend cannot run, or ops that do not
@@ -309,7 +325,6 @@ int run(const CliOptions& o) {
     return o.gate ? g.status : 0;
   }
 
-  const ReportFormat format = *parse_in(kReportFormatNames, o.format);
   std::optional<Report> baseline;
   MatrixSettings settings = settings_from(o);
   std::optional<RecommendRequest> recommend_request;
@@ -372,14 +387,12 @@ int run(const CliOptions& o) {
   if (report.cells.empty()) throw UsageProblem("measured nothing: " + why_nothing(settings, report.header.unavailable));
 
   if (recommend_request) {
-    // The answer on standard output; the evidence as a report with --out.
+    // The answer on standard output; the evidence as a report with --out (and the other outputs).
     const Recommendation rec = recommend(*recommend_request, report.cells, gpu != nullptr);
     write_recommendation(*recommend_request, rec, std::cout);
-    if (!o.out_path.empty()) write_report_file(report, format, o.out_path);
-  } else if (o.out_path.empty()) {
-    write_report(report, format, std::cout, table_style_for_fd(STDOUT_FILENO));
+    write_outputs(report, o, false);
   } else {
-    write_report_file(report, format, o.out_path);
+    write_outputs(report, o, true);
   }
 
   std::size_t failed = 0;

@@ -13,6 +13,7 @@
 
 #include "formats/hex_float.hpp"
 #include "reports/cell_facts.hpp"
+#include "reports/verdict.hpp"
 
 namespace ulpscope {
 namespace {
@@ -257,7 +258,50 @@ UserValueCheck check_from_json(const Fields& f) {
   return c;
 }
 
+ojson worst_to_json(const WorstError& w) {
+  if (w.cells == 0) return nullptr;
+  ojson j;
+  j["cells"] = w.cells;
+  j["max_ulp"] = number_or_null(w.max_ulp);
+  j["unbounded"] = w.unbounded;
+  j["distribution"] = w.distribution;
+  j["n"] = w.n;
+  j["seed"] = w.seed;
+  return j;
+}
+
+ojson same_bits_to_json(SameBits s) { return s == SameBits::not_measured ? ojson(nullptr) : ojson(s == SameBits::yes); }
+
 }  // namespace
+
+nlohmann::ordered_json verdicts_to_json(const std::vector<Verdict>& verdicts) {
+  ojson out = ojson::array();
+  for (const Verdict& v : verdicts) {
+    ojson j;
+    j["op"] = v.op;
+    j["dtype"] = v.dtype;
+    j["out_dtype"] = v.out_dtype;
+    j["accumulator"] = v.accumulator;
+    j["shape"] = v.shape;
+    j["axis"] = v.axis;
+    j["saturation"] = v.saturation.empty() ? ojson(nullptr) : ojson(v.saturation);
+    j["cells"] = v.cells;
+    j["failed"] = v.failed;
+    j["correctly_rounded"] = v.correctly_rounded;
+    j["worst"] = {{"realistic", worst_to_json(v.realistic)},
+                  {"adversarial", worst_to_json(v.adversarial)},
+                  {"user_input", worst_to_json(v.user_input)}};
+    j["same_bits"] = {{"run_to_run", same_bits_to_json(v.run_to_run)},
+                      {"across_configs", same_bits_to_json(v.across_configs)},
+                      {"across_orders", same_bits_to_json(v.across_orders)}};
+    j["throughput"] = v.gbps ? ojson{{"gbps", number_or_null(v.gbps)},
+                                     {"fraction_of_cub", number_or_null(v.fraction_of_cub)},
+                                     {"n", optional_value(v.throughput_n)}}
+                             : ojson(nullptr);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
 
 nlohmann::ordered_json report_to_json(const Report& report) {
   const auto& h = report.header;
@@ -283,6 +327,7 @@ nlohmann::ordered_json report_to_json(const Report& report) {
                                           {"read_as", h.input->read_as},
                                           {"conversion", h.input->conversion}}
                                    : ojson(nullptr);
+  doc["verdicts"] = verdicts_to_json(verdicts(report.cells));
   ojson cells = ojson::array();
   for (const Cell& c : report.cells) cells.push_back(cell_to_json(c));
   doc["cells"] = std::move(cells);
@@ -330,6 +375,8 @@ Report report_from_json(const nlohmann::json& doc, std::string_view source) {
     report.header.input =
         InputDescription{in.text("file"), in.text("stored_as"), in.text("read_as"), in.text("conversion")};
   }
+  // The verdicts are derived from the cells (recomputed where needed): optional, not read back.
+  if (const auto v = doc.find("verdicts"); v != doc.end() && !v->is_array()) top.wrong("verdicts", "an array");
   const auto& cells = top.need("cells");
   if (!cells.is_array()) top.wrong("cells", "an array");
   report.cells.reserve(cells.size());
