@@ -66,6 +66,29 @@ inline constexpr NameTable<Distribution, 19> kDistributionNames = {
 
 constexpr std::string_view to_string(Distribution d) { return name_in(kDistributionNames, d); }
 
+// docs/spec.md, "Distribution groups": the data a kernel meets in practice
+// (realistic), the data built to break it (adversarial), and IEEE special
+// values (special). --recommend gives its verdict per group.
+enum class DistributionGroup : std::uint8_t { realistic, adversarial, special };
+inline constexpr NameTable<DistributionGroup, 3> kDistributionGroupNames = {
+    {{DistributionGroup::realistic, "realistic"},
+     {DistributionGroup::adversarial, "adversarial"},
+     {DistributionGroup::special, "special"}}};
+constexpr std::string_view to_string(DistributionGroup g) { return name_in(kDistributionGroupNames, g); }
+constexpr DistributionGroup group_of(Distribution d) {
+  switch (d) {
+    case Distribution::uniform: case Distribution::normal: case Distribution::sorted_ascending:
+    case Distribution::sorted_descending: case Distribution::lognormal: case Distribution::llm_activations:
+    case Distribution::large_mean:
+      return DistributionGroup::realistic;
+    case Distribution::with_nan: case Distribution::with_inf: case Distribution::inf_minus_inf:
+    case Distribution::negative_zeros:
+      return DistributionGroup::special;
+    default:
+      return DistributionGroup::adversarial;
+  }
+}
+
 // What a distribution's parameter means ("" when it takes none), and its default.
 std::string_view parameter_meaning(Distribution d);
 std::optional<double> default_parameter(Distribution d);

@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "accuracy/memory_budget.hpp"
+#include "accuracy/ideal_kernel.hpp"
 #include "accuracy/metrics.hpp"
 #include "accuracy/work_pool.hpp"
 #include "accuracy/problem_reference.hpp"
@@ -242,6 +243,14 @@ struct KernelUnderTest {
   std::function<std::optional<double>(const ProblemReference&, const ReductionProblem&, const ReductionResult&,
                                       std::size_t)>
       bound_ratio;
+  // The working format of the kernel's statistics and of its ideal kernel
+  // (accuracy/ideal_kernel.hpp).
+  Dtype working = Dtype::fp32;
+  // A norm's row statistics where the run's result does not carry them: on
+  // the GPU, those of the kernel's bit-exact CPU model (the GPU's outputs
+  // equal the model's: matches_model). Empty where none can be known.
+  std::function<std::vector<double>(const ReductionProblem&)> statistics;
+  std::string no_statistics;  // why, when there are none
 };
 
 // Measured error over the a-priori bound of spec's algorithm, at the
@@ -433,6 +442,9 @@ ReductionResult scored_part(ReductionResult r, const ScoredRows* scored, std::in
   };
   take(r.values, out.values);
   if (!r.unrounded.empty()) take(r.unrounded, out.unrounded);
+  if (!r.statistics.empty())
+    for (std::int64_t row : scored->rows)
+      out.statistics.insert(out.statistics.end(), r.statistics.begin() + 2 * row, r.statistics.begin() + 2 * row + 2);
   return out;
 }
 
@@ -624,6 +636,14 @@ class MatrixRunner {
     if (gpu && timed_here(p)) k.time = [gpu, spec, cfg = k.configs.front()] { return gpu->time(spec, cfg, 3, 10); };
     else if (gpu) plan_throughput(key, p, spec.in, spec, nullptr);
     k.bound_ratio = bound_ratio_for(spec, k.configs.front());
+    k.working = finishing_format(spec.acc);
+    if (gpu && is_elementwise_output(spec.op)) {
+      if (has_cpu_model(spec.shape) && model_is_bit_exact(spec))
+        k.statistics = [spec, cfg = k.configs.front()](const ReductionProblem& q) {
+          return run_model(spec, q, cfg).statistics;
+        };
+      else k.no_statistics = "the GPU kernel does not expose its row statistics and has no bit-exact model";
+    }
     return k;
   }
 
@@ -642,7 +662,7 @@ class MatrixRunner {
     } else {
       f(a);
     }
-    return ReductionResult{decode_outputs(bytes.data(), u.out, count), {}};
+    return ReductionResult{decode_outputs(bytes.data(), u.out, count), {}, {}};
   }
 
   KernelUnderTest user_kernel(const UserKernel& u, const ReductionProblem& p, const std::string& key) {
@@ -655,7 +675,9 @@ class MatrixRunner {
       // its order for the kernel's default configuration.
       const KernelSpec claimed{u.op, u.in, u.out, u.error_bound_of->first, u.error_bound_of->second, s_.saturation};
       k.bound_ratio = bound_ratio_for(claimed, k.configs.front());
+      k.working = finishing_format(u.error_bound_of->first);
     }
+    k.no_statistics = "a user's kernel does not expose its row statistics";
     if (!k.on_gpu) {
       const auto* host = u.run_host ? &u.run_host : &u.model;
       k.run = [this, &u, host](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t) {
@@ -668,7 +690,7 @@ class MatrixRunner {
     const std::size_t bytes = count * element_bytes(u.out);
     k.run = [gpu, &u, count, bytes](const ReductionProblem&, const LaunchConfig& cfg, std::uint64_t) {
       const auto got = gpu->run_launch(user_launch(u, cfg), bytes, u.name);
-      return ReductionResult{decode_outputs(got.data(), u.out, count), {}};
+      return ReductionResult{decode_outputs(got.data(), u.out, count), {}, {}};
     };
     if (u.model)
       k.matches_model = [this, &u](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t got) {
@@ -790,6 +812,7 @@ class MatrixRunner {
       if (!res.unrounded.empty()) c.rel_error = rel_error(res.unrounded[worst], r.exact);
       c.condition = ref.condition(worst);
       if (kut.bound_ratio) c.bound_ratio = kut.bound_ratio(ref, p, res, worst);
+      if (is_elementwise_output(p.op) || p.op == Op::mean_var) score_statistics(pc, p, ref, res, scored);
     }
     c.correctly_rounded = all_cr;
     if (scored) {
@@ -799,6 +822,68 @@ class MatrixRunner {
                       scored->rows.size(), pc.cell.rows.value_or(0));
       c.note = c.note.empty() ? sample : c.note + "; " + sample;
     }
+  }
+
+  // docs/spec.md, "Row statistics and the accumulator's own error": the
+  // statistics' errors in ULPs of their own format, the ideal kernel's error
+  // and what the kernel adds to it.
+  void score_statistics(PendingCell& pc, const ReductionProblem& p, const ProblemReference& ref,
+                        const ReductionResult& res, const ScoredRows* scored) {
+    Cell& c = pc.cell;
+    const Dtype working = pc.kut.working;
+    c.working_dtype = to_string(working);
+    const auto row_name = [&](std::size_t row) {
+      return fmt::format("row {}", scored ? scored->rows[row] : std::int64_t(row));
+    };
+    WorstError mean, second;  // the mean; the variance (mean_var) or r (the norms)
+    if (p.op == Op::mean_var) {
+      for (std::size_t i = 0; i < res.values.size(); ++i) {
+        std::string note;
+        const auto e = ulp_error(res.values[i], ref.outputs[i].exact, pc.out_dtype, &note, s_.saturation);
+        (i % 2 == 0 ? mean : second).add(e, note, ref.component_name(i));
+      }
+      c.mean_ulp_error = mean.value;
+      c.variance_ulp_error = second.value;
+      c.statistics_note = mean.note.empty() ? second.note : mean.note;
+    } else {
+      std::vector<double> stats = res.statistics;
+      if (stats.empty() && pc.kut.statistics) stats = pc.kut.statistics(p);
+      if (stats.size() != 2 * std::size_t(p.rows)) {
+        c.statistics_note = pc.kut.no_statistics.empty() ? "the kernel gave no row statistics" : pc.kut.no_statistics;
+      } else {
+        for (std::size_t row = 0; row < std::size_t(p.rows); ++row) {
+          const auto exact = ref.row_statistics(row);
+          if (!exact) {
+            mean.add(std::nullopt, "its exact statistics are not finite", row_name(row));
+            second.add(std::nullopt, "its exact statistics are not finite", row_name(row));
+            continue;
+          }
+          std::string note;
+          if (exact->mean) {
+            const auto e = ulp_error(stats[2 * row], *exact->mean, working, &note);
+            mean.add(e, note, row_name(row));
+          }
+          note.clear();
+          const auto e = ulp_error(stats[2 * row + 1], exact->rstd, working, &note);
+          second.add(e, note, row_name(row));
+        }
+        if (p.op == Op::layernorm) c.mean_ulp_error = mean.value;
+        c.rstd_ulp_error = second.value;
+        c.statistics_note = mean.note.empty() ? second.note : mean.note;
+      }
+    }
+    const std::vector<double> ideal = ideal_kernel_outputs(p, ref, working, pc.out_dtype, s_.saturation);
+    if (ideal.size() != res.values.size()) return;
+    std::vector<std::optional<double>> kernel_errors, ideal_errors;
+    for (std::size_t i = 0; i < ideal.size(); ++i) {
+      kernel_errors.push_back(ulp_error(res.values[i], ref.outputs[i].exact, pc.out_dtype, nullptr, s_.saturation));
+      ideal_errors.push_back(ulp_error(ideal[i], ref.outputs[i].exact, pc.out_dtype, nullptr, s_.saturation));
+    }
+    WorstError ideal_worst;
+    for (const auto& e : ideal_errors) ideal_worst.add(e, "", "");
+    c.ideal_ulp_error = ideal_worst.value;
+    const std::vector<double> scales = conditioning_scales(p, ref, working, pc.out_dtype);
+    c.accumulator_ulp_error = accumulator_ulp_error(kernel_errors, scales);
   }
 
   // What needs every run, the permuted ones included.
