@@ -77,9 +77,8 @@ inline constexpr NameTable<DistributionGroup, 3> kDistributionGroupNames = {
 constexpr std::string_view to_string(DistributionGroup g) { return name_in(kDistributionGroupNames, g); }
 constexpr DistributionGroup group_of(Distribution d) {
   switch (d) {
-    case Distribution::uniform: case Distribution::normal: case Distribution::sorted_ascending:
-    case Distribution::sorted_descending: case Distribution::lognormal: case Distribution::llm_activations:
-    case Distribution::large_mean:
+    case Distribution::uniform: case Distribution::normal: case Distribution::lognormal:
+    case Distribution::llm_activations: case Distribution::large_mean:
       return DistributionGroup::realistic;
     case Distribution::with_nan: case Distribution::with_inf: case Distribution::inf_minus_inf:
     case Distribution::negative_zeros:

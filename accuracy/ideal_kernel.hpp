@@ -15,8 +15,8 @@ namespace ulpscope {
 
 // The ideal kernel's outputs, laid out as the kernel's (ReductionResult::values):
 // rmsnorm and layernorm [row][col]; mean_var [reduction][mean, variance].
-// Empty for other ops, and for a norm's row whose exact statistics are not
-// finite (then every output is empty: the metric is not defined).
+// A norm's row whose exact statistics are not finite (a NaN or an infinity
+// in it) takes the correctly rounded outputs. Empty for other ops.
 std::vector<double> ideal_kernel_outputs(const ReductionProblem& p, const ProblemReference& ref, Dtype working,
                                          Dtype out, Saturation sat);
 
@@ -28,8 +28,8 @@ std::vector<double> ideal_kernel_outputs(const ReductionProblem& p, const Proble
 //   layernorm  D_i = |g_i| r ulp_W(m) + |g_i| |x_i - m| ulp_W(r) + 2 u_W (3 |t_i g_i| + |y*_i|)
 //   rmsnorm    D_i = |g_i x_i| ulp_W(r) + 2 u_W (2 |t_i g_i|)
 //   mean_var   D_i = ulp_W(y*_i)
-// with m, r the exact statistics, t_i = (x_i - m) r, u_W = 2^-p_W. Empty
-// where ideal_kernel_outputs is.
+// with m, r the exact statistics, t_i = (x_i - m) r, u_W = 2^-p_W; 1 in a
+// row without finite statistics. Empty for other ops.
 std::vector<double> conditioning_scales(const ReductionProblem& p, const ProblemReference& ref, Dtype working,
                                         Dtype out);
 
