@@ -156,7 +156,7 @@ MatrixSettings default_matrix(bool full) {
     }
   }
   s.sizes = full ? std::vector<std::int64_t>{1, 33, 1023, 4097, (1 << 20) + 3, 1 << 24}
-                 : std::vector<std::int64_t>{1023, (1 << 16) + 3};
+                 : std::vector<std::int64_t>{4096, (1 << 16) + 3};  // the norms: one row of 4096
   s.seeds = full ? std::vector<std::uint64_t>{1, 2, 3} : std::vector<std::uint64_t>{1};
   s.axes = full ? std::vector<Axis>{Axis::all, Axis::inner, Axis::outer} : std::vector<Axis>{Axis::all};
   s.runs = full ? 10 : 3;
@@ -463,6 +463,33 @@ void failing_as(PendingCell& c, F&& f) {
 
 namespace {
 
+// The ideal kernel of a problem (accuracy/ideal_kernel.hpp) is the same for
+// every cell of one working and output format: its errors and the
+// conditioning scales are computed once and shared.
+struct IdealScores {
+  std::vector<std::optional<double>> errors;
+  std::vector<double> scales;
+};
+class IdealCache {
+ public:
+  const IdealScores& get(const ReductionProblem& p, const ProblemReference& ref, Dtype working, Dtype out,
+                         Saturation sat) {
+    const std::lock_guard lock(mutex_);
+    auto [it, fresh] = scores_.try_emplace({working, out});
+    if (fresh) {
+      const std::vector<double> outputs = ideal_kernel_outputs(p, ref, working, out, sat);
+      for (std::size_t i = 0; i < outputs.size(); ++i)
+        it->second.errors.push_back(ulp_error(outputs[i], ref.outputs[i].exact, out, nullptr, sat));
+      it->second.scales = conditioning_scales(p, ref, working, out);
+    }
+    return it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<Dtype, Dtype>, IdealScores> scores_;
+};
+
 class MatrixRunner {
  public:
   MatrixRunner(const MatrixSettings& s, GpuBackend* gpu, const std::vector<UserKernel>& user_kernels,
@@ -533,6 +560,7 @@ class MatrixRunner {
     const std::unique_ptr<ScoredRows> scored = scored_rows(p);
     const ReductionProblem& reference_problem = scored ? scored->problem : p;
     SharedReferences refs(reference_problem, s_.saturation, pool_, clock_);
+    IdealCache ideal;
     for (const PendingCell& c : cells)
       if (!c.failure) refs.start(c.out_dtype);
 
@@ -542,7 +570,7 @@ class MatrixRunner {
       c.scored = pool_.submit([&] {
         const auto scope = timed(clock_, Phase::scoring);
         try {
-          score(c, reference_problem, refs.get(c.out_dtype), scored.get());
+          score(c, reference_problem, refs.get(c.out_dtype), scored.get(), ideal);
         } catch (const std::exception& e) {
           c.score_failure = e.what();
         }
@@ -773,7 +801,8 @@ class MatrixRunner {
 
   // The cell's accuracy, from its first run (only the scored rows of a large
   // norm: p is then their problem).
-  void score(PendingCell& pc, const ReductionProblem& p, const ProblemReference& ref, const ScoredRows* scored) {
+  void score(PendingCell& pc, const ReductionProblem& p, const ProblemReference& ref, const ScoredRows* scored,
+             IdealCache& ideal) {
     const KernelUnderTest& kut = pc.kut;
     Cell& c = pc.cell;
     const Dtype out_dtype = pc.out_dtype;
@@ -787,9 +816,10 @@ class MatrixRunner {
     std::optional<double> worst_ulps;
     std::string worst_note;
     bool all_cr = true;
+    std::vector<std::optional<double>> errors(res.values.size());
     for (std::size_t i = 0; i < res.values.size(); ++i) {
       std::string note;
-      const auto ulps = ulp_error(res.values[i], ref.outputs[i].exact, out_dtype, &note, s_.saturation);
+      const auto ulps = errors[i] = ulp_error(res.values[i], ref.outputs[i].exact, out_dtype, &note, s_.saturation);
       const double rank = ulps ? *ulps : HUGE_VAL;  // a non-finite mismatch is worst
       if (rank > worst_rank) {
         worst_rank = rank;
@@ -812,7 +842,7 @@ class MatrixRunner {
       if (!res.unrounded.empty()) c.rel_error = rel_error(res.unrounded[worst], r.exact);
       c.condition = ref.condition(worst);
       if (kut.bound_ratio) c.bound_ratio = kut.bound_ratio(ref, p, res, worst);
-      if (is_elementwise_output(p.op) || p.op == Op::mean_var) score_statistics(pc, p, ref, res, scored);
+      if (is_elementwise_output(p.op) || p.op == Op::mean_var) score_statistics(pc, p, ref, res, scored, errors, ideal);
     }
     c.correctly_rounded = all_cr;
     if (scored) {
@@ -828,7 +858,8 @@ class MatrixRunner {
   // statistics' errors in ULPs of their own format, the ideal kernel's error
   // and what the kernel adds to it.
   void score_statistics(PendingCell& pc, const ReductionProblem& p, const ProblemReference& ref,
-                        const ReductionResult& res, const ScoredRows* scored) {
+                        const ReductionResult& res, const ScoredRows* scored,
+                        const std::vector<std::optional<double>>& errors, IdealCache& ideal_cache) {
     Cell& c = pc.cell;
     const Dtype working = pc.kut.working;
     c.working_dtype = to_string(working);
@@ -872,18 +903,12 @@ class MatrixRunner {
         c.statistics_note = mean.note.empty() ? second.note : mean.note;
       }
     }
-    const std::vector<double> ideal = ideal_kernel_outputs(p, ref, working, pc.out_dtype, s_.saturation);
-    if (ideal.size() != res.values.size()) return;
-    std::vector<std::optional<double>> kernel_errors, ideal_errors;
-    for (std::size_t i = 0; i < ideal.size(); ++i) {
-      kernel_errors.push_back(ulp_error(res.values[i], ref.outputs[i].exact, pc.out_dtype, nullptr, s_.saturation));
-      ideal_errors.push_back(ulp_error(ideal[i], ref.outputs[i].exact, pc.out_dtype, nullptr, s_.saturation));
-    }
+    const IdealScores& ideal = ideal_cache.get(p, ref, working, pc.out_dtype, s_.saturation);
+    if (ideal.errors.size() != res.values.size()) return;
     WorstError ideal_worst;
-    for (const auto& e : ideal_errors) ideal_worst.add(e, "", "");
+    for (const auto& e : ideal.errors) ideal_worst.add(e, "", "");
     c.ideal_ulp_error = ideal_worst.value;
-    const std::vector<double> scales = conditioning_scales(p, ref, working, pc.out_dtype);
-    c.accumulator_ulp_error = accumulator_ulp_error(kernel_errors, scales);
+    c.accumulator_ulp_error = accumulator_ulp_error(errors, ideal.scales);
   }
 
   // What needs every run, the permuted ones included.
