@@ -387,6 +387,39 @@ std::vector<std::pair<Op, Axis>> problems_of(const MatrixSettings& s, std::int64
   return out;
 }
 
+// The shapes of the matrix that give an op no kernel at all along an axis
+// (atomic and the norms, cub_deterministic and the rows, ...): listed once
+// each, with the reason of the first accumulator (docs/spec.md, "Which
+// accumulators each op takes" and "Kernel shapes"), so that no (op, axis,
+// shape) of the matrix vanishes. Shapes this backend cannot run at all are
+// listed as such by run_matrix.
+void list_shape_gaps(const MatrixSettings& s, bool gpu, std::vector<std::pair<std::string, std::string>>& not_run) {
+  for (Op op : s.ops)
+    for (Axis axis : is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s.axes)
+      for (Shape shape : s.shapes) {
+        if (gpu ? bool(GpuBackend::shape_unavailable(shape)) : !has_cpu_model(shape)) continue;
+        for (Dtype d : s.dtypes) {
+          std::optional<std::string> why;
+          bool any = false;
+          for (Accumulator acc : s.accumulators) {
+            const KernelSpec spec{op, d, s.out_dtype.value_or(default_out_dtype(d)), acc, shape, s.saturation};
+            std::optional<std::string> reason = has_cpu_model(shape) ? unsupported(spec, axis) : std::nullopt;
+            if (!reason && gpu) reason = GpuBackend::unavailable(spec, axis);
+            if (!reason) {
+              any = true;
+              break;
+            }
+            if (!why) why = reason;
+          }
+          if (any || !why) continue;
+          std::pair<std::string, std::string> entry{
+              fmt::format("{} {} axis={} shape={}", to_string(op), to_string(d), to_string(axis), to_string(shape)),
+              *why};
+          if (std::find(not_run.begin(), not_run.end(), entry) == not_run.end()) not_run.push_back(std::move(entry));
+        }
+      }
+}
+
 // One cell on its way: its kernel, its runs and its runs on permuted copies;
 // scored once all of them are in.
 struct PendingCell {
@@ -1101,6 +1134,7 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
   if (user_input) problems_of(s, std::int64_t(user_input->values.size()), false, &result.unavailable);
   if (!jobs.empty())
     for (std::int64_t n : s.sizes) problems_of(s, n, true, &result.unavailable);
+  list_shape_gaps(s, gpu != nullptr, result.unavailable);
   std::mutex progress_mutex;
   const auto problem_done = [&] {
     const std::lock_guard lock(progress_mutex);
