@@ -34,6 +34,19 @@ struct Cell {
   // Why ulp_error is missing when it is: "non-finite result for a finite
   // reference", "finite result for a non-finite reference", ...
   std::string error_note;
+  // Ops whose outputs follow from row statistics (rmsnorm, layernorm,
+  // mean_var; docs/spec.md, "Row statistics and the accumulator's own
+  // error"); nullopt elsewhere. working_dtype: the format W of the kernel's
+  // statistics and of its ideal kernel ("" elsewhere). mean_ulp_error,
+  // rstd_ulp_error: the worst row's mean and r = 1/sqrt(. + eps) in ULPs of
+  // W (mean_var: its mean and variance outputs, in ULPs of out_dtype).
+  // ideal_ulp_error: the worst ulp_error of the ideal kernel (exact
+  // statistics rounded once to W, then the same elementwise step);
+  // accumulator_ulp_error: what the kernel's accumulator adds to it.
+  std::string working_dtype;
+  std::optional<double> mean_ulp_error, rstd_ulp_error, variance_ulp_error;
+  std::optional<double> ideal_ulp_error, accumulator_ulp_error;
+  std::string statistics_note;  // why a statistic's error is missing
   bool correctly_rounded = false;
   std::optional<bool> matches_model;  // null on the CPU backend
   // How many launch configurations were compared with the model (of

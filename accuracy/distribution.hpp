@@ -67,14 +67,15 @@ inline constexpr NameTable<Distribution, 19> kDistributionNames = {
 
 constexpr std::string_view to_string(Distribution d) { return name_in(kDistributionNames, d); }
 
-// Which question a distribution answers, for the verdict: values met in
-// practice, inputs built to break an accumulator, or data this build did not
-// generate (a user's --input file, "file:x.npy"). docs/spec.md, "Adversarial
-// distributions", gives each its group.
-enum class DistributionGroup : std::uint8_t { realistic, adversarial, user_input };
-inline constexpr NameTable<DistributionGroup, 3> kDistributionGroupNames = {
+// docs/spec.md, "Distribution groups": the data a kernel meets in practice
+// (realistic), the data built to break it (adversarial), IEEE special
+// values (special), and data this build did not generate (a user's --input
+// file, "file:x.npy"). The verdict and --recommend judge per group.
+enum class DistributionGroup : std::uint8_t { realistic, adversarial, special, user_input };
+inline constexpr NameTable<DistributionGroup, 4> kDistributionGroupNames = {
     {{DistributionGroup::realistic, "realistic"},
      {DistributionGroup::adversarial, "adversarial"},
+     {DistributionGroup::special, "special"},
      {DistributionGroup::user_input, "user input"}}};
 constexpr std::string_view to_string(DistributionGroup g) { return name_in(kDistributionGroupNames, g); }
 
@@ -103,12 +104,12 @@ inline constexpr std::array<DistributionSummary, 19> kDistributionSummaries = {{
     {Distribution::lognormal, DistributionGroup::realistic, "exp(:sigma N(0,1)) (default sigma 1)"},
     {Distribution::llm_activations, DistributionGroup::realistic,
      "N(0,1) with a few outlier channels 100-1000x larger (:H channels, default 4096)"},
-    {Distribution::large_mean, DistributionGroup::adversarial, ":mu + N(0,1): breaks E[x^2] - E[x]^2"},
+    {Distribution::large_mean, DistributionGroup::realistic, ":mu + N(0,1): breaks E[x^2] - E[x]^2"},
     {Distribution::exact_cancellation, DistributionGroup::adversarial, "pairs x, -x plus one 2^-p: the sum is 2^-p"},
-    {Distribution::with_nan, DistributionGroup::adversarial, "N(0,1) with one NaN"},
-    {Distribution::with_inf, DistributionGroup::adversarial, "N(0,1) with one +Inf"},
-    {Distribution::inf_minus_inf, DistributionGroup::adversarial, "N(0,1) with one +Inf and one -Inf: the sum is NaN"},
-    {Distribution::negative_zeros, DistributionGroup::adversarial, "every value -0: the sum is -0"},
+    {Distribution::with_nan, DistributionGroup::special, "N(0,1) with one NaN"},
+    {Distribution::with_inf, DistributionGroup::special, "N(0,1) with one +Inf"},
+    {Distribution::inf_minus_inf, DistributionGroup::special, "N(0,1) with one +Inf and one -Inf: the sum is NaN"},
+    {Distribution::negative_zeros, DistributionGroup::special, "every value -0: the sum is -0"},
 }};
 
 // The group of a cell's distribution as the report names it
@@ -119,6 +120,12 @@ constexpr DistributionGroup distribution_group(std::string_view name) {
   for (const DistributionSummary& s : kDistributionSummaries)
     if (to_string(s.d) == bare) return s.group;
   return DistributionGroup::user_input;
+}
+
+constexpr DistributionGroup group_of(Distribution d) {
+  for (const DistributionSummary& s : kDistributionSummaries)
+    if (s.d == d) return s.group;
+  return DistributionGroup::adversarial;
 }
 
 // What a distribution's parameter means ("" when it takes none), and its default.

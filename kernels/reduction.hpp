@@ -68,6 +68,11 @@ struct ReductionResult {
   // The accumulator's own value before the final rounding, in the same
   // layout, where the accumulator has one (docs/spec.md, "Metrics": rel_error).
   std::vector<double> unrounded;
+  // rmsnorm and layernorm: per row, the statistics the elementwise step used,
+  // in the working precision (kernels/model.hpp, finishing_format): the mean
+  // (0 for rmsnorm) and r = 1 / sqrt(statistic + eps). Empty where the kernel
+  // does not expose them (the GPU kernels and users' kernels).
+  std::vector<double> statistics;
 };
 
 }  // namespace ulpscope

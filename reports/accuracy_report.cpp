@@ -189,7 +189,20 @@ std::vector<UserKernel> user_kernels_from(const CliOptions& o, MatrixSettings& s
     return kept;
   }
   if (all.empty()) return {};
-  if (o.recommend) throw UsageProblem("--kernel-lib does not go with --recommend");
+  if (o.recommend) {
+    // The user's kernels of the op and format are candidates beside the built-in ones.
+    std::vector<UserKernel> kept;
+    for (UserKernel& k : all)
+      if (k.op == s.ops.front() && k.in == s.dtypes.front()) kept.push_back(std::move(k));
+    if (kept.empty())
+      throw UsageProblem(fmt::format("--kernel-lib: no kernel of {} over {} to recommend", to_string(s.ops.front()),
+                                     to_string(s.dtypes.front())));
+    for (const UserKernel& k : kept) {
+      s.user_kernels.push_back(k.name);
+      if (!k.deterministic) s.nondeterministic_kernels.push_back(k.name);
+    }
+    return kept;
+  }
   const MatrixSettings own = evaluation_settings(all, {});
   if (o.ops.empty()) s.ops = own.ops;
   if (o.dtypes.empty()) s.dtypes = own.dtypes;
@@ -329,12 +342,23 @@ int run(const CliOptions& o) {
   MatrixSettings settings = settings_from(o);
   std::optional<RecommendRequest> recommend_request;
   if (o.recommend) {
-    if (o.dtypes.size() != 1 || !o.hidden)
-      throw UsageProblem("--recommend needs one --dtype and --hidden H");
-    recommend_request = RecommendRequest{*o.recommend, o.dtypes.front(), *o.hidden, o.ulp_tolerance.value_or(1.0)};
-    if (!o.seeds.empty()) recommend_request->seeds = o.seeds;
-    settings = recommend_matrix(*recommend_request);
-    if (o.eps) settings.eps = *o.eps;
+    // With --input, the file gives the format (when --dtype does not) and the width.
+    if (o.input_path.empty() && (o.dtypes.size() != 1 || !o.hidden))
+      throw UsageProblem("--recommend needs one --dtype and --hidden H (or an --input file)");
+    if (o.dtypes.size() > 1) throw UsageProblem("--recommend takes one --dtype");
+    if (o.format != "table" && o.format != "json")
+      throw UsageProblem("--recommend writes --format table or json (--out FILE keeps the evidence as a report)");
+    RecommendRequest r;
+    r.op = *o.recommend;
+    r.dtype = o.dtypes.empty() ? Dtype::fp32 : o.dtypes.front();
+    r.hidden = o.hidden.value_or(1);
+    r.budget = o.ulp_tolerance;
+    r.metric = o.budget_metric;
+    if (!o.seeds.empty()) r.seeds = o.seeds;
+    if (!o.distributions.empty()) r.distributions = settings.distributions;
+    if (o.eps) r.eps = *o.eps;
+    recommend_request = r;
+    settings = recommend_matrix(r);
   }
   if (!o.baseline_path.empty()) {
     // Re-run the baseline's matrix: its settings, not the defaults.
@@ -365,6 +389,10 @@ int run(const CliOptions& o) {
   // Never silent: a file whose values were rounded to another format says so.
   if (report.header.input && !report.header.input->conversion.empty())
     std::cerr << "accuracy_report: " << o.input_path << ": " << report.header.input->conversion << '\n';
+  if (recommend_request && user) {
+    recommend_request->dtype = user->values.dtype();
+    recommend_request->hidden = is_elementwise_output(recommend_request->op) ? user->cols : user->rows * user->cols;
+  }
 
   const std::unique_ptr<GpuBackend> gpu = open_backend(o);
 
@@ -389,8 +417,13 @@ int run(const CliOptions& o) {
   if (recommend_request) {
     // The answer on standard output; the evidence as a report with --out (and the other outputs).
     const Recommendation rec = recommend(*recommend_request, report.cells, gpu != nullptr);
-    write_recommendation(*recommend_request, rec, std::cout);
+    if (o.format == "json") write_recommendation_json(*recommend_request, rec, std::cout);
+    else write_recommendation(*recommend_request, rec, std::cout);
     write_outputs(report, o, false);
+    if (const auto unmet = rec.unmet(); !unmet.empty()) {
+      std::cerr << fmt::format("accuracy_report: no candidate meets the budget on {} inputs\n", fmt::join(unmet, ", "));
+      return 1;
+    }
   } else {
     write_outputs(report, o, true);
   }

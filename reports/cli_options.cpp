@@ -338,6 +338,11 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
   app.add_option("--recommend", recommend, "Choose the accumulator for rmsnorm, layernorm, norm2 or sum")
       ->group("Recommend");
   app.add_option("--hidden", o.hidden, "Row width for --recommend")->check(CLI::PositiveNumber)->group("Recommend");
+  std::string budget_metric;
+  app.add_option("--budget-metric", budget_metric,
+                 "What --ulp-tolerance is measured in for --recommend: accumulator (the accumulator's own error, "
+                 "default for rmsnorm and layernorm, budget 2) or strict (ulp_error, budget 1)")
+      ->group("Recommend");
 
   try {
     app.parse(argc, argv);
@@ -419,6 +424,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
         throw UsageError{fmt::format("unknown --recommend '{}' (accepted: rmsnorm, layernorm, norm2, sum)", recommend)};
       o.recommend = op;
     }
+    if (!budget_metric.empty()) o.budget_metric = parse_one(kBudgetMetricNames, "--budget-metric", budget_metric);
     // Checked here rather than by CLI11, whose range message prints the
     // lowest double in full (310 digits) and lets NaN through.
     if (o.ulp_tolerance && !(std::isfinite(*o.ulp_tolerance) && *o.ulp_tolerance >= 0))

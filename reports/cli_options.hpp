@@ -13,6 +13,7 @@
 #include "kernels/op.hpp"
 #include "kernels/reduction.hpp"
 #include "kernels/shape.hpp"
+#include "reports/budget_metric.hpp"
 
 namespace ulpscope {
 
@@ -62,6 +63,7 @@ struct CliOptions {
   // The recommendation.
   std::optional<Op> recommend;
   std::optional<std::int64_t> hidden;
+  std::optional<BudgetMetric> budget_metric;  // --budget-metric
 
   // The seed gallery's evolution table (reports/gallery_table.hpp).
   bool gallery = false;

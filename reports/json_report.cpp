@@ -51,6 +51,13 @@ ojson cell_to_json(const Cell& c) {
   j["rel_error"] = number_or_null(c.rel_error);
   j["condition"] = number_or_null(c.condition);
   j["bound_ratio"] = number_or_null(c.bound_ratio);
+  j["working_dtype"] = c.working_dtype.empty() ? ojson(nullptr) : ojson(c.working_dtype);
+  j["mean_ulp_error"] = number_or_null(c.mean_ulp_error);
+  j["rstd_ulp_error"] = number_or_null(c.rstd_ulp_error);
+  j["variance_ulp_error"] = number_or_null(c.variance_ulp_error);
+  j["ideal_ulp_error"] = number_or_null(c.ideal_ulp_error);
+  j["accumulator_ulp_error"] = number_or_null(c.accumulator_ulp_error);
+  j["statistics_note"] = c.statistics_note;
   j["error_note"] = error_note_for_export(c);
   j["correctly_rounded"] = c.correctly_rounded;
   j["matches_model"] = optional_value(c.matches_model);
@@ -141,6 +148,13 @@ class Fields {
     if (!v.is_number()) wrong(key, "a number or null");
     return v.get<double>();
   }
+  // Fields newer than the schema's first version: absent reads as null, so
+  // that older reports (baselines) still read.
+  std::optional<double> number_absent_or_null(std::string_view key) const {
+    const auto it = obj_.find(key);
+    if (it == obj_.end()) return std::nullopt;
+    return number_or_null(key);
+  }
   double number(std::string_view key) const {
     const auto& v = need(key);
     if (!v.is_number()) wrong(key, "a number");
@@ -218,6 +232,16 @@ Cell cell_from_json(const Fields& f) {
   c.rel_error = f.number_or_null("rel_error");
   c.condition = f.number_or_null("condition");
   c.bound_ratio = f.number_or_null("bound_ratio");
+  c.working_dtype = f.text_or_null("working_dtype");
+  const std::pair<const char*, std::optional<double>*> statistics[] = {
+      {"mean_ulp_error", &c.mean_ulp_error},   {"rstd_ulp_error", &c.rstd_ulp_error},
+      {"variance_ulp_error", &c.variance_ulp_error}, {"ideal_ulp_error", &c.ideal_ulp_error},
+      {"accumulator_ulp_error", &c.accumulator_ulp_error}};
+  for (const auto& [key, into] : statistics) {
+    *into = f.number_absent_or_null(key);
+    if (*into && **into < 0) f.fail(f.where(key), fmt::format("{} is negative", **into));
+  }
+  c.statistics_note = f.text_or_null("statistics_note");
   c.error_note = f.text("error_note");
   c.correctly_rounded = f.boolean("correctly_rounded");
   c.matches_model = f.boolean_or_null("matches_model");

@@ -90,7 +90,7 @@ std::string table_row(const Cell& c) {
   if (!c.ulp_error && !is_failed(c))
     if (const std::string note = error_note_for_export(c); !note.empty()) status += ": " + note;
   return fmt::format("| {}{} | {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_text(cell_label(c)), marks,
-                     short_number(c.ulp_error), c.correctly_rounded ? "yes" : "no",
+                     ulp_error_text(c), c.correctly_rounded ? "yes" : "no",
                      c.rel_error ? fmt::format("{:.2e}", *c.rel_error) : "n/a", short_number(c.bound_ratio),
                      pair(c.runs, c.distinct_results), pair(c.configs, c.distinct_across_configs),
                      c.gbps ? fmt::format("{:.1f}", *c.gbps) : "n/a", markdown_text(status));

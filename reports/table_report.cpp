@@ -64,7 +64,7 @@ std::array<std::string, kColumns> row_of(const Cell& c) {
           c.shape,
           c.distribution,
           fmt::to_string(c.n),
-          short_number(c.ulp_error),
+          ulp_error_text(c),
           c.correctly_rounded ? "yes" : "no",
           c.rel_error ? fmt::format("{:.2e}", *c.rel_error) : "n/a",
           short_number(c.bound_ratio),

@@ -45,7 +45,9 @@ void add_cell(Verdict& v, const Cell& c) {
   }
   switch (distribution_group(c.distribution)) {
     case DistributionGroup::realistic: add_to_worst(v.realistic, c); break;
-    case DistributionGroup::adversarial: add_to_worst(v.adversarial, c); break;
+    // Special values (NaN, Inf, -0 inputs) are part of what an adversary sends.
+    case DistributionGroup::adversarial:
+    case DistributionGroup::special: add_to_worst(v.adversarial, c); break;
     case DistributionGroup::user_input: add_to_worst(v.user_input, c); break;
   }
   add_same_bits(v.run_to_run, c.runs > 1, is_non_deterministic(c));
@@ -72,7 +74,8 @@ std::string to_string(SameBits s) {
 const WorstError& Verdict::worst(DistributionGroup g) const {
   switch (g) {
     case DistributionGroup::realistic: return realistic;
-    case DistributionGroup::adversarial: return adversarial;
+    case DistributionGroup::adversarial:
+    case DistributionGroup::special: return adversarial;
     case DistributionGroup::user_input: break;
   }
   return user_input;

@@ -141,6 +141,8 @@ ReductionResult run_model_in(const KernelSpec& spec, const ReductionProblem& pb,
           const float* row = x + r * pb.cols;
           const Finished stats = reduce_one<R>(job, pb, row, nullptr, pb.cols, 1);
           const auto norm = RowNorm<typename R::value_t>::from(spec.op, stats, pb.cols, pb.eps);
+          res.statistics.push_back(double(norm.mean));
+          res.statistics.push_back(double(norm.scale));
           for (std::int64_t j = 0; j < pb.cols; ++j) {
             const double v = double(norm.apply(row[j], gs[j], bs[j]));
             res.values.push_back(round_to_out(v, spec.out, spec.sat));
