@@ -449,7 +449,8 @@ constexpr const char* kPlotScript = R"(
         if (d.front) front += chart.getDatasetMeta(i).data.length;
         else points += chart.getDatasetMeta(i).data.length;
       });
-      const px = chart.ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      // A hidden chart (nothing to show for the chosen distribution) has no pixels to read.
+      const px = canvas.width && canvas.height ? chart.ctx.getImageData(0, 0, canvas.width, canvas.height).data : [];
       let ink = 0;
       for (let k = 0; k < px.length; k += 4)
         if (px[k + 3] === 255 && rgb.some(c => c[0] === px[k] && c[1] === px[k + 1] && c[2] === px[k + 2])) ink++;
@@ -480,6 +481,7 @@ constexpr const char* kPlotScript = R"(
     ticks: { autoSkip: false, callback: logTicks }
   }, decades(values.map(shown)));
   const tooltip = { callbacks: { label: (ctx) => ctx.raw.label } };
+  const legend = { labels: { usePointStyle: true, boxWidth: 8 } };
   const common = { animation: false, responsive: true, maintainAspectRatio: false,
                    parsing: { xAxisKey: 'x', yAxisKey: 'y' } };
 
@@ -508,7 +510,7 @@ constexpr const char* kPlotScript = R"(
       }
       const ns = all.map(p => p.n);
       const span = all.length ? Math.max(1, Math.log10(Math.max(...ns)) - Math.log10(Math.min(...ns))) : 1;
-      const step = 0.015 * span;
+      const step = 0.025 * span;
       const sets = datasets.map(d => ({
         label: d.name,
         data: d.pts.map(p => ({ x: p.n * Math.pow(10, (d.k - (K - 1) / 2) * step), y: shown(p.v), label: p.label })),
@@ -521,7 +523,7 @@ constexpr const char* kPlotScript = R"(
       const scales = {
         x: { type: 'logarithmic', title: { display: true, text: 'n' },
              min: Math.min(...xs) / Math.pow(10, half), max: Math.max(...xs) * Math.pow(10, half),
-             ticks: { autoSkip: false, callback: (v) => { const e = Math.log10(v); return Math.abs(e - Math.round(e)) < 1e-9 ? number(v) : ''; } } },
+             ticks: { autoSkip: false, maxRotation: 0, callback: (v) => { const e = Math.log10(v); return Math.abs(e - Math.round(e)) < 1e-9 ? number(v) : ''; } } },
         y: ulpAxis(all.length ? all.map(p => p.v) : [1])
       };
       const old = evn.find(c => c.canvas === canvas);
@@ -529,9 +531,11 @@ constexpr const char* kPlotScript = R"(
         old.data.datasets = sets;
         old.options.scales = scales;
         old.update();
+        // A hidden chart is not drawn again: what it says it shows is nothing.
+        if (all.length === 0) Object.assign(canvas.dataset, { points: '0', front: '0', ink: '0' });
       } else {
         evn.push(new Chart(canvas, { type: 'scatter', data: { datasets: sets },
-          options: Object.assign({}, common, { scales, plugins: { tooltip } }), plugins: [drawn] }));
+          options: Object.assign({}, common, { scales, plugins: { tooltip, legend } }), plugins: [drawn] }));
       }
     }
   }
@@ -550,14 +554,12 @@ constexpr const char* kPlotScript = R"(
     sets.push({ label: 'Pareto front', front: true, data: chart.front.map(p => ({ x: p[0], y: shown(p[1]), label: p[2] })),
                 showLine: true, borderDash: [6, 4], borderWidth: 1.5, borderColor: '#000', backgroundColor: 'rgba(0,0,0,0)',
                 pointRadius: 10, pointBorderWidth: 1, pointStyle: 'circle' });
-    const gbps = chart.series.flatMap(s => s.points.map(p => p[0]));
-    const lo = Math.min(...gbps), hi = Math.max(...gbps), pad = Math.max((hi - lo) * 0.08, hi * 0.02, 1e-9);
     new Chart(document.getElementById(chart.id), { type: 'scatter', data: { datasets: sets },
       options: Object.assign({}, common, {
         scales: { x: { type: 'linear', title: { display: true, text: 'GB/s (higher is faster)' },
-                       min: Math.max(0, lo - pad), max: hi + pad },
+                       grace: '5%', ticks: { maxRotation: 0 } },
                   y: ulpAxis(chart.series.flatMap(s => s.points.map(p => p[1]))) },
-        plugins: { tooltip } }), plugins: [drawn] });
+        plugins: { tooltip, legend } }), plugins: [drawn] });
   }
 })();
 )";

@@ -253,24 +253,51 @@ TEST_F(HtmlInChromium, CpuReportSaysWhyThereIsNoThroughput) {
   EXPECT_NE(section(dom, kHtmlViewIds[2]).find("Throughput is not measured on the CPU backend"), std::string::npos);
 }
 
+// The page driven as a reader would, by a script appended after the page's
+// own: Chromium's DOM after it ran.
+std::string drive_in_chromium(const Report& report, const std::string& script, const test::ScratchDir& dir) {
+  std::string html = html_of(report);
+  html.insert(html.rfind("</body>"), "<script>" + script + "</script>");
+  test::write_text(dir / "driven.html", html);
+  return render_in_chromium(dir / "driven.html", dir);
+}
+
+// Choosing a distribution redraws error against n; a chart with nothing on
+// it says so instead of drawing an empty frame, and the others still draw.
+TEST_F(HtmlInChromium, ErrorAgainstNFollowsTheChosenDistribution) {
+  test::ScratchDir dir;
+  const Report report = test::sample_report();
+  const std::string dom = drive_in_chromium(report, R"(
+    const pick = document.getElementById('error-vs-n-dist');
+    pick.value = 'constant';
+    pick.dispatchEvent(new Event('change'));)", dir);
+  // Only the naive fp16 sum ran on a constant input.
+  const auto states = canvases(dom, "error-vs-n");
+  long points = 0, inked = 0;
+  for (const CanvasState& s : states) {
+    points += s.points;
+    inked += s.ink > 0;
+  }
+  EXPECT_EQ(points, 1);
+  EXPECT_EQ(inked, 1);
+  EXPECT_EQ(count(dom, "has a defined ulp error.</p>"), states.size() - 1) << section(dom, kHtmlViewIds[0]);
+  EXPECT_NE(dom.find("No cell of mean_var · fp32 on constant has a defined ulp error."), std::string::npos);
+  // The plots after it still drew.
+  for (const CanvasState& s : canvases(dom, "accuracy-vs-throughput")) EXPECT_GT(s.ink, 0);
+}
+
 // The cell table, driven as a reader would: "max ulp" clicked twice (largest
-// first), then "sum" typed in the op filter. A script appended to the page
-// does it after the page's own scripts ran.
+// first), then "sum" typed in the op filter.
 TEST_F(HtmlInChromium, CellTableSortsAndFilters) {
   test::ScratchDir dir;
   const Report report = test::sample_report();
-  std::string html = html_of(report);
-  const std::string drive = R"(<script>
+  const std::string dom = drive_in_chromium(report, R"(
     const heads = document.querySelectorAll('#cells thead tr:first-child th');
     const ulp = Array.from(heads).find(th => th.textContent === 'max ulp');
     ulp.click(); ulp.click();
     const box = document.querySelector('#cells thead tr.filters input');
     box.value = 'sum';
-    box.dispatchEvent(new Event('input'));
-  </script>)";
-  html.insert(html.rfind("</body>"), drive);
-  test::write_text(dir / "driven.html", html);
-  const std::string dom = render_in_chromium(dir / "driven.html", dir);
+    box.dispatchEvent(new Event('input'));)", dir);
 
   // The rows left visible, in page order: their op and max ulp text.
   std::vector<std::pair<std::string, std::string>> visible;
