@@ -301,14 +301,16 @@ struct Repro {
   }
 };
 
-std::string repro_mark(const char* letter, const char* what, const Repro& r) {
+// Different bits run to run are a defect (red); across launch
+// configurations or input orders, a property of an inexact accumulator (amber).
+std::string repro_mark(const char* letter, const char* what, const Repro& r, const char* differs) {
   if (r.measured == 0)
     return fmt::format("<span class=\"mark mna\" title=\"{}: not measured (one try)\">{}</span>", what, letter);
   if (r.differing == 0)
     return fmt::format("<span class=\"mark msame\" title=\"{}: same bits in all {} cells\">{}</span>", what,
                        r.measured, letter);
-  return fmt::format("<span class=\"mark mdiff\" title=\"{}: different bits in {} of {} cells\">{}</span>", what,
-                     r.differing, r.measured, letter);
+  return fmt::format("<span class=\"mark {}\" title=\"{}: different bits in {} of {} cells\">{}</span>", differs,
+                     what, r.differing, r.measured, letter);
 }
 
 // View 4: per dtype, rows accumulator x shape, columns ops; each square three
@@ -330,9 +332,11 @@ std::string determinism(const std::vector<Cell>& cells) {
   std::string html =
       "<p class=\"legend\"><span class=\"mark msame\">R</span> run to run, <span class=\"mark msame\">C</span> "
       "across launch configurations, <span class=\"mark msame\">O</span> across input orders (permutations): "
-      "<span class=\"swatch msame\">same bits in every cell</span> <span class=\"swatch mdiff\">different bits in "
-      "some cells (hover for how many)</span> <span class=\"swatch mna\">not measured</span>. The CPU models run a "
-      "deterministic shape once; every inexact accumulator depends on the order of its inputs.</p>\n";
+      "<span class=\"swatch msame\">same bits in every cell</span> <span class=\"swatch mdiff\">different bits run "
+      "to run (non-deterministic)</span> <span class=\"swatch mvary\">different bits across configurations or "
+      "orders</span> <span class=\"swatch mna\">not measured</span>; hover a mark for how many cells. The CPU "
+      "models run a deterministic shape once; an inexact accumulator's result depends on the order of its inputs, "
+      "so a launch configuration that changes the order changes the bits.</p>\n";
   for (const auto& dtype : by_dtype.order) {
     auto& [ops, rows] = by_dtype.items.at(dtype);
     html += fmt::format("<div class=\"scroll\"><table class=\"determinism\" data-dtype=\"{}\">\n<thead><tr><th>{}"
@@ -354,8 +358,9 @@ std::string determinism(const std::vector<Cell>& cells) {
           continue;
         }
         const Marks& m = it->second;
-        html += "<td class=\"det-cell\">" + repro_mark("R", "run to run", m.runs) +
-                repro_mark("C", "launch configurations", m.configs) + repro_mark("O", "input orders", m.orders) +
+        html += "<td class=\"det-cell\">" + repro_mark("R", "run to run", m.runs, "mdiff") +
+                repro_mark("C", "launch configurations", m.configs, "mvary") +
+                repro_mark("O", "input orders", m.orders, "mvary") +
                 "</td>";
       }
       html += "</tr>\n";
@@ -418,7 +423,7 @@ tr.op-start > * { border-top: 2px solid #888; }
 .h3 { background: #fdae61; } .h4 { background: #f46d43; } .h5 { background: #a50026; color: #fff; }
 .hna { background: #ddd; color: #555; } .hfail { background: #555; color: #fff; } .hnone { background: #fff; }
 .mark { display: inline-block; width: 1.3em; margin: 0 1px; font-size: 0.8em; font-weight: 600; }
-.msame { background: #c6e8bf; } .mdiff { background: #f46d43; color: #fff; } .mna { background: #e4e4e4; color: #888; }
+.msame { background: #c6e8bf; } .mdiff { background: #d73027; color: #fff; } .mvary { background: #fdae61; } .mna { background: #e4e4e4; color: #888; }
 table.cells th { cursor: pointer; white-space: nowrap; }
 table.cells td { white-space: nowrap; } table.cells td.wrap { white-space: normal; min-width: 16em; }
 table.cells th.sorted-asc::after { content: " ▲"; } table.cells th.sorted-desc::after { content: " ▼"; }
