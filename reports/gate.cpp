@@ -65,26 +65,33 @@ void compare_cell(const Cell& b, const Cell& c, const GateOptions& options,
   const CellKey key = cell_key(b);
   std::vector<GateFinding> found;
   auto add = [&](FindingKind kind, std::string change) { found.push_back({kind, key, std::move(change)}); };
+  // The values behind a change of error, told once per cell.
+  bool values_told = false;
+  auto with_values = [&](std::string change) {
+    if (values_told) return change;
+    values_told = true;
+    return change + "; " + values_text(b, c);
+  };
 
   if (!is_failed(b) && is_failed(c)) add(FindingKind::failed, fmt::format("status ok -> {}", c.status));
   if (is_failed(b) && !is_failed(c)) add(FindingKind::improved, fmt::format("status {} -> ok", b.status));
   if (b.ulp_error && c.ulp_error) {
     if (*c.ulp_error > *b.ulp_error + options.ulp_tolerance)
       add(FindingKind::ulp_error_grew,
-          fmt::format("max ulp_error {} -> {} (tolerance {}); {}", short_number(b.ulp_error),
-                      short_number(c.ulp_error), options.ulp_tolerance, values_text(b, c)));
+          with_values(fmt::format("max ulp_error {} -> {} (tolerance {})", short_number(b.ulp_error),
+                                  short_number(c.ulp_error), options.ulp_tolerance)));
     else if (*c.ulp_error < *b.ulp_error)
       add(FindingKind::improved,
           fmt::format("max ulp_error {} -> {}", short_number(b.ulp_error), short_number(c.ulp_error)));
   } else if (b.ulp_error && !c.ulp_error) {
     add(FindingKind::ulp_error_undefined,
-        fmt::format("max ulp_error {} -> undefined ({}); {}", short_number(b.ulp_error),
-                    c.error_note.empty() ? "no reason given" : c.error_note, values_text(b, c)));
+        with_values(fmt::format("max ulp_error {} -> undefined ({})", short_number(b.ulp_error),
+                                c.error_note.empty() ? "no reason given" : c.error_note)));
   } else if (!b.ulp_error && c.ulp_error) {
     add(FindingKind::improved, fmt::format("max ulp_error undefined -> {}", short_number(c.ulp_error)));
   }
   if (b.correctly_rounded && !c.correctly_rounded)
-    add(FindingKind::no_longer_correctly_rounded, fmt::format("correctly_rounded true -> false; {}", values_text(b, c)));
+    add(FindingKind::no_longer_correctly_rounded, with_values("correctly_rounded true -> false"));
   else if (!b.correctly_rounded && c.correctly_rounded)
     add(FindingKind::improved, "correctly_rounded false -> true");
 

@@ -165,6 +165,18 @@ TEST(Gate, SummaryNamesTheCellAndTheChange) {
       << r.markdown;
 }
 
+// A cell whose error grew and that lost correct rounding shows its values once.
+TEST(Gate, ACellsValuesAreToldOnce) {
+  Report baseline = test::sample_report();
+  baseline.cells[0].correctly_rounded = true;
+  Report current = baseline;
+  current.cells[0].correctly_rounded = false;
+  current.cells[0].ulp_error = 3.0;
+  const GateResult r = run_gate(baseline, current, {});
+  EXPECT_EQ(r.regressions(), 2u);
+  EXPECT_EQ(count_of(r.markdown, "correctly rounded 0x1.8p+0 (1.5)"), 1u) << r.markdown;
+}
+
 TEST(Gate, SummaryNamesTheLabelledRun) {
   const Report baseline = test::sample_report();
   Report current = baseline;
