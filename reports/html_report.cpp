@@ -414,7 +414,8 @@ tr.failed { background: #fdd; } tr.nondet { background: #ffd; }
 .empty-view { padding: 1em; background: #f6f6f6; border: 1px dashed #bbb; }
 .scroll { overflow-x: auto; margin-bottom: 1em; }
 table.heat td, table.determinism td { text-align: center; white-space: nowrap; }
-table.heat td { font-size: 0.85em; min-width: 3em; }
+table.heat td { font-size: 0.8em; min-width: 2.5em; padding: 0.15em 0.3em; }
+table.heat th { padding: 0.15em 0.3em; }
 th.dist { vertical-align: bottom; height: 9em; }
 th.dist span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; }
 tr.op-start > * { border-top: 2px solid #888; }
