@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/cell_facts.hpp"
+#include "reports/verdict.hpp"
 
 namespace ulpscope {
 namespace {
@@ -776,6 +777,21 @@ void write_html(const Report& report, std::ostream& out) {
                            numeric ? "&gt;1" : "filter");
   }
 
+  // The verdict first, as in every format (docs/spec.md, "The report").
+  std::string verdict_rows;
+  for (const Verdict& v : verdicts(cells)) {
+    const auto where = [](const WorstError& w) {
+      return w.cells == 0 ? std::string() : fmt::format(" <small>({}, n={})</small>", html_text(w.distribution), w.n);
+    };
+    verdict_rows += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}{}</td><td class=\"num\">{}{}</td>"
+        "<td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        html_text(v.op), html_text(verdict_format_text(v)), html_text(v.accumulator), html_text(v.shape),
+        worst_ulp_text(v.realistic), where(v.realistic), worst_ulp_text(v.adversarial), where(v.adversarial),
+        correctly_rounded_text(v), to_string(v.run_to_run), to_string(v.across_configs), to_string(v.across_orders),
+        html_text(throughput_text(v)));
+  }
+
   std::string run_rows;
   const std::pair<const char*, std::string> header_fields[] = {
       {"version", h.version},         {"git commit", h.git_commit},   {"device", h.device},
@@ -798,10 +814,18 @@ void write_html(const Report& report, std::ostream& out) {
                      std::count_if(cells.begin(), cells.end(), is_config_dependent),
                      std::count_if(cells.begin(), cells.end(), is_order_dependent),
                      std::count_if(cells.begin(), cells.end(), [](const Cell& c) { return c.correctly_rounded; }))
-      << "<nav><a href=\"#view-error-vs-n\">error against n</a><a href=\"#view-error-by-distribution\">error by "
+      << "<nav><a href=\"#verdict\">verdict</a><a href=\"#view-error-vs-n\">error against n</a><a href=\"#view-error-by-distribution\">error by "
          "distribution</a><a href=\"#view-accuracy-vs-throughput\">accuracy against throughput</a>"
          "<a href=\"#view-determinism\">determinism</a><a href=\"#run\">run and settings</a>"
          "<a href=\"#cells-view\">cells</a></nav>\n"
+      << "<section id=\"verdict\"><h2>Verdict</h2>\n<p>One line per kernel: the worst ULP error on realistic and "
+         "on adversarial inputs (where it occurred), the share of cells correctly rounded, whether the bits were "
+         "the same run to run, across launch configurations and across input orders, and the throughput.</p>\n"
+         "<div class=\"scroll\"><table class=\"verdict\"><thead><tr><th>op</th><th>format</th>"
+         "<th>accumulator</th><th>shape</th><th>worst ulp, realistic</th><th>worst ulp, adversarial</th>"
+         "<th>correctly rounded</th><th>run to run</th><th>configs</th><th>orders</th><th>throughput</th></tr>"
+         "</thead><tbody>\n"
+      << verdict_rows << "</tbody></table></div></section>\n"
       << "<section id=\"" << kHtmlViewIds[0] << "\"><h2>Error against n</h2>\n" << view1 << "</section>\n"
       << "<section id=\"" << kHtmlViewIds[1] << "\"><h2>Error by distribution</h2>\n"
       << error_by_distribution(cells) << "</section>\n"

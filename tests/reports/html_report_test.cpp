@@ -13,6 +13,7 @@
 #include "reports/cell_facts.hpp"
 #include "reports/html_report.hpp"
 #include "reports/report_format.hpp"
+#include "reports/verdict.hpp"
 #include "sample_report.hpp"
 #include "test_files.hpp"
 
@@ -123,6 +124,24 @@ TEST(HtmlReport, SettingsAreAKeyValueTable) {
   EXPECT_NE(run.find("<tr><th>sizes</th><td>1024</td></tr>"), std::string::npos) << run;
   EXPECT_NE(run.find("<tr><th>runs</th><td>5</td></tr>"), std::string::npos) << run;
   EXPECT_EQ(run.find("{&quot;dtypes"), std::string::npos) << run;
+}
+
+TEST(HtmlReport, OpensWithTheVerdictOneRowPerKernel) {
+  const Report r = test::sample_report();
+  const std::string html = html_of(r);
+  const std::string verdict = section(html, "verdict");
+  ASSERT_FALSE(verdict.empty());
+  EXPECT_LT(html.find("id=\"verdict\""), html.find("id=\"view-error-vs-n\"")) << "the verdict comes first";
+  const std::vector<Verdict> v = verdicts(r.cells);
+  ASSERT_FALSE(v.empty());
+  std::size_t rows = 0;
+  for (std::size_t at = verdict.find("<tr><td>"); at != std::string::npos; at = verdict.find("<tr><td>", at + 1)) ++rows;
+  EXPECT_EQ(rows, v.size());
+  // Each row says what the verdict module says, in the same words.
+  for (const Verdict& k : v) {
+    EXPECT_NE(verdict.find(worst_ulp_text(k.realistic)), std::string::npos) << k.op << " " << k.accumulator;
+    EXPECT_NE(verdict.find(correctly_rounded_text(k)), std::string::npos) << k.op << " " << k.accumulator;
+  }
 }
 
 TEST(HtmlReport, MissingChartJsIsOneClearError) {
