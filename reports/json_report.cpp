@@ -290,10 +290,20 @@ Report report_from_json(const nlohmann::json& doc, std::string_view source) {
   return report;
 }
 
+// A report nests five levels deep (cells[i].reference.rounded). nlohmann
+// parses without recursion but dumps and compares recursively: a settings
+// object nested 200000 deep overflowed the stack (SIGSEGV) when stored.
+constexpr int kMaxJsonDepth = 64;
+
 Report read_report(std::istream& in, std::string_view source) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(in);
+    doc = nlohmann::json::parse(in, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+      if (depth > kMaxJsonDepth)
+        throw ReportInputError(fmt::format("{}: not an ulpscope report (nested deeper than {} levels)", source,
+                                           kMaxJsonDepth));
+      return true;
+    });
   } catch (const nlohmann::json::parse_error& e) {
     // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 7: ...".
     std::string what = e.what();
