@@ -72,7 +72,7 @@ ojson cell_to_json(const Cell& c) {
 // One JSON object being read, with the path for messages ("cells[3]").
 // A string from the file, quoted as JSON writes it (a line break as \n), so
 // that a refusal stays one line (docs/bad-inputs.md).
-std::string quoted(const std::string& text) {
+std::string json_quoted(const std::string& text) {
   return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -111,7 +111,7 @@ class Fields {
   }
   std::string hex(std::string_view key) const {
     std::string s = text(key);
-    if (!parse_hex_float(s)) fail(where(key), fmt::format("{} is not a hex-float", quoted(s)));
+    if (!parse_hex_float(s)) fail(where(key), fmt::format("{} is not a hex-float", json_quoted(s)));
     return s;
   }
   bool boolean(std::string_view key) const {
@@ -187,7 +187,7 @@ Cell cell_from_json(const Fields& f) {
   c.cols = f.integer_or_null("cols", 0, std::numeric_limits<std::int64_t>::max());
   c.axis = f.text("axis");
   if (c.axis != "all" && c.axis != "inner" && c.axis != "outer")
-    f.fail(f.where("axis"), fmt::format("{} is not all, inner or outer", quoted(c.axis)));
+    f.fail(f.where("axis"), fmt::format("{} is not all, inner or outer", json_quoted(c.axis)));
   c.saturation = f.text_or_null("saturation");
   const Fields ref = f.object("reference");
   c.reference_rounded = ref.hex("rounded");
@@ -224,7 +224,7 @@ Cell cell_from_json(const Fields& f) {
   c.throughput_n = f.integer_or_null("throughput_n", 0, std::numeric_limits<std::int64_t>::max());
   c.status = f.text("status");
   if (c.status != "ok" && !c.status.starts_with("failed: "))
-    f.fail(f.where("status"), fmt::format("{} is neither \"ok\" nor \"failed: reason\"", quoted(c.status)));
+    f.fail(f.where("status"), fmt::format("{} is neither \"ok\" nor \"failed: reason\"", json_quoted(c.status)));
   c.note = f.text("note");
   return c;
 }
@@ -267,7 +267,7 @@ Report report_from_json(const nlohmann::json& doc, std::string_view source) {
     throw ReportInputError(fmt::format("{}: not an ulpscope report (no \"schema\" string)", source));
   if (schema->get<std::string>() != Report::kSchema)
     throw ReportInputError(fmt::format("{}: schema {} is not supported (this build reads \"{}\")",
-                                       source, quoted(schema->get<std::string>()), Report::kSchema));
+                                       source, json_quoted(schema->get<std::string>()), Report::kSchema));
   const Fields top(doc, "", source);
   const Fields h = top.object("header");
   Report report;
