@@ -310,8 +310,9 @@ Report read_report(std::istream& in, std::string_view source) {
                                            kMaxJsonDepth));
       return true;
     });
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 7: ...".
+  } catch (const nlohmann::json::exception& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 7: ...", or
+    // out_of_range.406 for a number beyond a double ("1e400"), which no report holds.
     std::string what = e.what();
     if (const auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
     throw ReportInputError(fmt::format("{}: not valid JSON: {}", source, what));

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,14 @@ int replay(const Target& target, const std::vector<fs::path>& files) {
 }
 
 class FuzzReplay : public ::testing::TestWithParam<Target> {};
+
+}  // namespace
+
+// The target's name in test names and messages, not its bytes.
+void PrintTo(const Target& target, std::ostream* out) { *out << target.name; }
+
+namespace {
+
 
 TEST_P(FuzzReplay, Seeds) {
   const Target& target = GetParam();
