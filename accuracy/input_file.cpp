@@ -53,6 +53,18 @@ class InputFile {
   std::uint64_t size_ = 0;
 };
 
+// Text from the file, quoted in a message: bytes outside printable ASCII as
+// \xNN, so that the message stays one line (docs/bad-inputs.md).
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) out += c;
+    else out += fmt::format("\\x{:02x}", u);
+  }
+  return out;
+}
+
 // ---- the .npy header: a Python dict literal (numpy.lib.format) ----
 
 struct NpyHeader {
@@ -86,7 +98,7 @@ class HeaderParser {
         h.shape = tuple();
         mark(seen[2], key);
       } else {
-        bad(fmt::format("unexpected key '{}'", key));
+        bad(fmt::format("unexpected key '{}'", printable(key)));
       }
       skip_space();
       if (peek() == ',') ++pos_;
@@ -286,7 +298,7 @@ LoadedInput read_npy(const std::string& path, std::optional<Dtype> requested) {
     file.fail(fmt::format("unsupported dtype '{}' (read: little-endian float16 '<f2', float32 '<f4', float64 '<f8', "
                           "ml_dtypes float8_e5m2 '<f1'; 16-bit '<u2', '<i2', '<V2' as fp16 or bf16 bits; 8-bit "
                           "'|u1', '|i1', '<V1' as fp8 bits)",
-                          header.descr));
+                          printable(header.descr)));
   const std::size_t ndim = header.shape.size();
   if (ndim == 0 || ndim > 2)
     file.fail(fmt::format("a {}-D array of shape {}; ulpscope reads 1-D arrays, or 2-D [rows, cols] for row-wise ops",

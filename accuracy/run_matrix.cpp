@@ -66,10 +66,17 @@ std::string MatrixSettings::to_json() const {
 MatrixSettings settings_from_json(const std::string& text) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) throw std::invalid_argument("settings: not a JSON object");
+  // Names are echoed in messages, which must stay one line (docs/bad-inputs.md).
+  auto name = [](const char* key, const nlohmann::json& v) {
+    std::string text = v.get<std::string>();
+    if (std::any_of(text.begin(), text.end(), [](char c) { return (unsigned char)c < 0x20 || c == 0x7f; }))
+      throw std::invalid_argument(fmt::format("settings: {} {} holds a control character", key, v.dump()));
+    return text;
+  };
   auto list = [&](const char* key) {
     if (!j.contains(key) || !j[key].is_array()) throw std::invalid_argument(fmt::format("settings: no list '{}'", key));
     std::vector<std::string> out;
-    for (const auto& v : j[key]) out.push_back(v.get<std::string>());
+    for (const auto& v : j[key]) out.push_back(name(key, v));
     return out;
   };
   auto enums = [&](const char* key, const auto& table) {
@@ -119,12 +126,17 @@ MatrixSettings settings_from_json(const std::string& text) {
       if (!n.is_number_integer()) throw std::invalid_argument("settings: size " + n.dump() + " is not a whole number");
       s.sizes.push_back(n.get<std::int64_t>());
     }
-    s.seeds = j.at("seeds").get<std::vector<std::uint64_t>>();
+    // Not get<uint64_t>: from a float such as 1e300 that conversion is undefined.
+    for (const auto& seed : j.at("seeds")) {
+      if (!seed.is_number_unsigned())
+        throw std::invalid_argument("settings: seed " + seed.dump() + " is not a whole number >= 0");
+      s.seeds.push_back(seed.get<std::uint64_t>());
+    }
     if (!j.at("out_dtype").is_null()) {
       s.out_dtype = parse_dtype(j.at("out_dtype").get<std::string>());
       if (!s.out_dtype) throw std::invalid_argument("settings: unknown out_dtype " + j.at("out_dtype").dump());
     }
-    const std::string saturation = j.at("saturation").get<std::string>();
+    const std::string saturation = name("saturation", j.at("saturation"));
     if (saturation != "nosat" && saturation != "satfinite")
       throw std::invalid_argument("settings: unknown saturation '" + saturation + "'");
     s.saturation = saturation == "nosat" ? Saturation::nosat : Saturation::satfinite;
@@ -133,9 +145,8 @@ MatrixSettings settings_from_json(const std::string& text) {
     s.permutations = small("permutations");
     s.eps = j.at("eps").get<double>();
     if (j.contains("throughput_n")) s.throughput_n = integer("throughput_n");
-    if (j.contains("user_kernels")) s.user_kernels = j.at("user_kernels").get<std::vector<std::string>>();
-    if (j.contains("nondeterministic_kernels"))
-      s.nondeterministic_kernels = j.at("nondeterministic_kernels").get<std::vector<std::string>>();
+    if (j.contains("user_kernels")) s.user_kernels = list("user_kernels");
+    if (j.contains("nondeterministic_kernels")) s.nondeterministic_kernels = list("nondeterministic_kernels");
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("settings: ") + e.what());
   }

@@ -78,8 +78,17 @@ typedef std::uint64_t VecU64 __attribute__((vector_size(64)));
 typedef std::uint32_t VecU32 __attribute__((vector_size(32)));
 typedef float VecF __attribute__((vector_size(32)));
 
+// A clone of each hot function per instruction set, picked at load time.
+// clang 14 (the fuzz build) cannot clone templates: there each function is
+// built once for the default target, the same arithmetic.
+#if defined(__clang__)
+#define ULPSCOPE_INSTRUCTION_SET_CLONES
+#else
+#define ULPSCOPE_INSTRUCTION_SET_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+
 template <class T>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+ULPSCOPE_INSTRUCTION_SET_CLONES
 bool has_special(const T* x, std::size_t n) {
   typename Layout<T>::bits m = 0;
   for (std::size_t i = 0; i < n; ++i) m = std::max<typename Layout<T>::bits>(m, bits_of(x[i]) & kMagnitudeMask<T>);
@@ -171,7 +180,7 @@ inline void terms32(const T* x, const T* y, VecD* v, VecU32& raw_max) {
 
 // The terms of one full block as doubles, and their statistics.
 template <class T, Terms K>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+ULPSCOPE_INSTRUCTION_SET_CLONES
 BlockStats fill_terms(const T* __restrict x, const T* __restrict y, double* __restrict t) {
   VecU32 raw_max = {};
   VecU64 mx = {};
@@ -195,7 +204,7 @@ BlockStats fill_terms(const T* __restrict x, const T* __restrict y, double* __re
 
 // One extraction level: t_i = q_i + r_i with q_i a multiple of 2^(k-53);
 // t keeps the r_i. Returns the exact sum of the q_i and the largest |r_i|.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+ULPSCOPE_INSTRUCTION_SET_CLONES
 double extract_level(double* __restrict t, double sigma, std::uint64_t* __restrict max_residual) {
   VecD s0 = {}, s1 = {};
   VecU64 m0 = {}, m1 = {};
@@ -252,7 +261,7 @@ inline std::pair<typename Layout<T>::bits, typename Layout<T>::bits> max_magnitu
 }
 
 template <class T, Terms K>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+ULPSCOPE_INSTRUCTION_SET_CLONES
 FirstLevel first_level(const T* __restrict x, const T* __restrict y) {
   FirstLevel f;
   const auto [mx, my] = max_magnitude_bits(x, is_product(K) ? y : x);
@@ -460,7 +469,7 @@ constexpr int grid_chunk_log2() {
 // The exact sum of n (a multiple of 32) terms on the grid, and the largest
 // raw magnitude pattern (to spot Inf and NaN, which widen8 does not decode).
 template <class T, Terms K>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+ULPSCOPE_INSTRUCTION_SET_CLONES
 double grid_sum(const T* __restrict x, const T* __restrict y, std::size_t n, std::uint32_t* raw_max) {
   VecD s[kStep / kLanes];
   for (auto& e : s) e = -VecD{};  // -0, IEEE's additive identity: a sum of -0s stays -0

@@ -93,6 +93,12 @@ ojson check_to_json(const UserValueCheck& c) {
 }
 
 // One JSON object being read, with the path for messages ("cells[3]").
+// A string from the file, quoted as JSON writes it (a line break as \n), so
+// that a refusal stays one line (docs/bad-inputs.md).
+std::string json_quoted(const std::string& text) {
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 class Fields {
  public:
   Fields(const nlohmann::json& obj, std::string path, std::string_view source)
@@ -128,7 +134,7 @@ class Fields {
   }
   std::string hex(std::string_view key) const {
     std::string s = text(key);
-    if (!parse_hex_float(s)) fail(where(key), fmt::format("\"{}\" is not a hex-float", s));
+    if (!parse_hex_float(s)) fail(where(key), fmt::format("{} is not a hex-float", json_quoted(s)));
     return s;
   }
   bool boolean(std::string_view key) const {
@@ -212,7 +218,7 @@ Cell cell_from_json(const Fields& f) {
   c.cols = f.integer_or_null("cols", 0, std::numeric_limits<std::int64_t>::max());
   c.axis = f.text("axis");
   if (c.axis != "all" && c.axis != "inner" && c.axis != "outer")
-    f.fail(f.where("axis"), fmt::format("\"{}\" is not all, inner or outer", c.axis));
+    f.fail(f.where("axis"), fmt::format("{} is not all, inner or outer", json_quoted(c.axis)));
   c.saturation = f.text_or_null("saturation");
   const Fields ref = f.object("reference");
   c.reference_rounded = ref.hex("rounded");
@@ -259,7 +265,7 @@ Cell cell_from_json(const Fields& f) {
   c.throughput_n = f.integer_or_null("throughput_n", 0, std::numeric_limits<std::int64_t>::max());
   c.status = f.text("status");
   if (c.status != "ok" && !c.status.starts_with("failed: "))
-    f.fail(f.where("status"), fmt::format("\"{}\" is neither \"ok\" nor \"failed: reason\"", c.status));
+    f.fail(f.where("status"), fmt::format("{} is neither \"ok\" nor \"failed: reason\"", json_quoted(c.status)));
   c.note = f.text("note");
   return c;
 }
@@ -371,8 +377,8 @@ Report report_from_json(const nlohmann::json& doc, std::string_view source) {
   if (schema == doc.end() || !schema->is_string())
     throw ReportInputError(fmt::format("{}: not an ulpscope report (no \"schema\" string)", source));
   if (schema->get<std::string>() != Report::kSchema)
-    throw ReportInputError(fmt::format("{}: schema \"{}\" is not supported (this build reads \"{}\")",
-                                       source, schema->get<std::string>(), Report::kSchema));
+    throw ReportInputError(fmt::format("{}: schema {} is not supported (this build reads \"{}\")",
+                                       source, json_quoted(schema->get<std::string>()), Report::kSchema));
   const Fields top(doc, "", source);
   const Fields h = top.object("header");
   Report report;
@@ -415,12 +421,23 @@ Report report_from_json(const nlohmann::json& doc, std::string_view source) {
   return report;
 }
 
+// A report nests five levels deep (cells[i].reference.rounded). nlohmann
+// parses without recursion but dumps and compares recursively: a settings
+// object nested 200000 deep overflowed the stack (SIGSEGV) when stored.
+constexpr int kMaxJsonDepth = 64;
+
 Report read_report(std::istream& in, std::string_view source) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 7: ...".
+    doc = nlohmann::json::parse(in, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+      if (depth > kMaxJsonDepth)
+        throw ReportInputError(fmt::format("{}: not an ulpscope report (nested deeper than {} levels)", source,
+                                           kMaxJsonDepth));
+      return true;
+    });
+  } catch (const nlohmann::json::exception& e) {
+    // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 7: ...", or
+    // out_of_range.406 for a number beyond a double ("1e400"), which no report holds.
     std::string what = e.what();
     if (const auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
     throw ReportInputError(fmt::format("{}: not valid JSON: {}", source, what));

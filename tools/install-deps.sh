@@ -9,6 +9,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libjs-chart.js                # the HTML report's plots (embedded, no network)
   chromium python3-jsonschema   # tests: the HTML report renders; the JSON matches its schema
+  clang libclang-rt-14-dev      # tools/fuzz.sh: clang++ and libFuzzer with the sanitizers' runtimes
 )
 missing=()
 for p in "${packages[@]}"; do

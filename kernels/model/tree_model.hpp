@@ -4,6 +4,7 @@
 // widened to float (exact for every input format).
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/reducers.hpp"
@@ -32,6 +33,14 @@ typename R::Partial block_reduce(typename R::Partial* lane, int threads) {
   return slot[0];
 }
 
+// R::add_group<K>, called only where reducer_adds_groups<R, K>. A function of
+// its own because clang 14 looks the member up in a discarded branch of a
+// generic lambda (the fuzz build, tests/fuzz), where GCC does not.
+template <class R, int K, class... Args>
+void add_group_of(Args&&... args) {
+  R::template add_group<K>(std::forward<Args>(args)...);
+}
+
 // Step 1 for thread g of an order over x (and y), starting at element 0.
 template <class R>
 typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const float* x, const float* y,
@@ -53,11 +62,11 @@ typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const flo
         b[u * W + j] = y ? y[i] : 0.0f;
       }
     if constexpr (reducer_adds_groups<R, N * W>) {
-      R::template add_group<N * W>(st, a, y ? b : nullptr, pr);
+      add_group_of<R, N * W>(st, a, y ? b : nullptr, pr);
     } else {
       for (int u = 0; u < N; ++u) {
         if constexpr (reducer_adds_groups<R, W>) {
-          R::template add_group<W>(st, a + u * W, y ? b + u * W : nullptr, pr);
+          add_group_of<R, W>(st, a + u * W, y ? b + u * W : nullptr, pr);
         } else {
           for (int j = 0; j < W; ++j) R::add(st, a[u * W + j], b[u * W + j], pr);
         }

@@ -64,6 +64,15 @@ const Bad kBad[] = {
      "distributions lists ill_conditioned"},
     {"unknown_out_dtype", [](nlohmann::json& j) { j["out_dtype"] = "fp128"; }, "unknown out_dtype"},
     {"unknown_saturation", [](nlohmann::json& j) { j["saturation"] = "clamp"; }, "unknown saturation 'clamp'"},
+    // Names are echoed in the refusal: a line break in one made it two lines.
+    {"op_with_line_break", [](nlohmann::json& j) { j["ops"] = {"sum\nmean"}; },
+     "ops \"sum\\nmean\" holds a control character"},
+    {"saturation_with_line_break", [](nlohmann::json& j) { j["saturation"] = "nosat\n"; }, "saturation"},
+    {"repeated_user_kernel_with_line_break", [](nlohmann::json& j) { j["user_kernels"] = {"k\n", "k\n"}; },
+     "user_kernels \"k\\n\" holds a control character"},
+    // get<uint64_t> from 1e300 is undefined behaviour (UBSan); -1 wrapped to 2^64 - 1.
+    {"seed_1e300", [](nlohmann::json& j) { j["seeds"] = {1e300}; }, "seed 1e+300 is not a whole number >= 0"},
+    {"seed_negative", [](nlohmann::json& j) { j["seeds"] = {-1}; }, "seed -1 is not a whole number >= 0"},
 };
 
 class SettingsRefusals : public ::testing::TestWithParam<Bad> {};

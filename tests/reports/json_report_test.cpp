@@ -151,6 +151,35 @@ TEST(JsonReport, RefusesCorruptJsonInOneLine) {
   EXPECT_NE(read_error(text.substr(0, text.size() / 2)).find("not valid JSON"), std::string::npos);
 }
 
+// A number beyond a double is nlohmann's out_of_range, not a parse_error: it
+// escaped the reader and ended the run with status 1 (found by fuzzing).
+TEST(JsonReport, RefusesANumberBeyondADouble) {
+  std::string text = json_text(test::sample_report());
+  const std::size_t at = text.find("\"seconds\": ");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + std::string("\"seconds\": ").size(), "1e400, \"was\": ");
+  EXPECT_EQ(read_error(text), "test.json: not valid JSON: number overflow parsing '1e400'");
+}
+
+// nlohmann dumps recursively: settings nested 200000 deep overflowed the
+// stack when the report was read (SIGSEGV); now a refusal in one line, and a
+// report's own depth (five levels) still reads.
+TEST(JsonReport, RefusesJsonNestedDeeperThanAReport) {
+  const std::string text = json_text(test::sample_report());
+  const std::size_t at = text.find("\"settings\": {");
+  ASSERT_NE(at, std::string::npos);
+  const int depth = 200000;
+  std::string deep = text;
+  deep.insert(at + std::string("\"settings\": {").size(),
+              "\"deep\": " + std::string(depth, '[') + std::string(depth, ']') + ", ");
+  const std::string e = read_error(deep);
+  EXPECT_EQ(e, "test.json: not an ulpscope report (nested deeper than 64 levels)");
+  std::string sixty = text;
+  sixty.insert(at + std::string("\"settings\": {").size(),
+               "\"deep\": " + std::string(60, '[') + std::string(60, ']') + ", ");
+  EXPECT_NO_THROW(read_text_report(sixty));
+}
+
 // Each corruption, and the words the message must contain.
 struct Corruption {
   const char* name;

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Fuzzes the input readers (docs/bad-inputs.md, "Fuzzing"): builds the
+# libFuzzer programs of tests/fuzz with the fuzz preset (clang, ASan, UBSan;
+# build/fuzz) and runs each for SECONDS (default 30). Any finding (a crash, a
+# sanitizer report, a leak, an uncaught exception, an input slower than 10 s)
+# makes the script fail, and the input is kept in
+# tests/fuzz/regressions/<target>/, which fuzz_tests replays in every ctest.
+#   tools/fuzz.sh [SECONDS]
+set -euo pipefail
+seconds=${1:-30}
+case "$seconds" in
+  ''|*[!0-9]*|0) echo "fuzz.sh: SECONDS must be a whole number > 0, not '$seconds'" >&2; exit 2 ;;
+esac
+cd "$(dirname "$0")/.."
+cmake --preset fuzz > /dev/null
+cmake --build --preset fuzz
+build=build/fuzz
+findings=0
+for target in npy_reader raw_reader report_reader baseline_settings; do
+  corpus=$build/corpus/$target   # what the fuzzer learns; kept between local runs
+  artifacts=$build/artifacts/$target
+  log=$build/fuzz_$target.log
+  mkdir -p "$corpus" "$artifacts"
+  rm -f "$artifacts"/*
+  echo "fuzz.sh: $target for $seconds s"
+  if "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
+      -artifact_prefix="$artifacts/" "$corpus" "$build/tests/fuzz/seeds/$target" > "$log" 2>&1; then
+    grep -E '^Done [0-9]+ runs' "$log" | sed "s/^/fuzz.sh: $target: /" || true
+  else
+    findings=$((findings + 1))
+    echo "fuzz.sh: $target: a finding (log: $log):"
+    grep -E 'ERROR|SUMMARY|terminate|what\(\)|runtime error' "$log" | head -n 20 || tail -n 40 "$log"
+    kept=tests/fuzz/regressions/$target
+    mkdir -p "$kept"
+    for input in "$artifacts"/*; do
+      [ -e "$input" ] || continue
+      cp "$input" "$kept/"
+      echo "fuzz.sh: $target: input kept as $kept/$(basename "$input")"
+    done
+  fi
+done
+echo "fuzz.sh: 4 targets fuzzed for $seconds s each, $findings with a finding"
+[ "$findings" -eq 0 ]
