@@ -9,6 +9,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libjs-chart.js                # the HTML report's plots (embedded, no network)
   chromium python3-jsonschema   # tests: the HTML report renders; the JSON matches its schema
+  pybind11-dev python3-dev python3-numpy python3-pytest  # the Python package and its tests (python/)
 )
 missing=()
 for p in "${packages[@]}"; do
