@@ -118,9 +118,34 @@ void bind_reference(py::module_& m) {
       .def_property_readonly("hex", [](const PyReference& p) { return hex_float(p.r.rounded); },
                              "rounded as a hex-float, as the report writes it")
       .def_property_readonly("exact", [](const PyReference& p) { return p.r.exact_decimal; },
-                             "the exact value: at least 40 significant digits, or exact when shorter")
+                             "the exact value as a decimal string: 40 correctly rounded significant digits, or all of them when "
+                             "fewer")
+      .def_property_readonly(
+          "exact_fraction",
+          [](const PyReference& p) -> py::object {
+            // The MPFR number m * 2^e itself (exact when exact_is_exact), as a Fraction.
+            mpfr_srcptr v = p.r.exact.get();
+            if (!mpfr_number_p(v)) return py::none();
+            mpz_t m;
+            mpz_init(m);
+            const mpfr_exp_t e = mpfr_get_z_2exp(m, v);
+            char* digits = mpz_get_str(nullptr, 16, m);
+            const std::string hex = digits;
+            void (*free_fn)(void*, std::size_t);
+            mp_get_memory_functions(nullptr, nullptr, &free_fn);
+            free_fn(digits, hex.size() + 1);
+            mpz_clear(m);
+            const py::object fraction = py::module_::import("fractions").attr("Fraction");
+            const py::int_ mantissa = py::reinterpret_steal<py::int_>(PyLong_FromString(hex.c_str(), nullptr, 16));
+            const py::object two = py::int_(2);
+            if (e >= 0) return fraction(mantissa * two.attr("__pow__")(py::int_(long(e))));
+            return fraction(mantissa, two.attr("__pow__")(py::int_(long(-e))));
+          },
+          "the exact value as a fractions.Fraction (for sums, dot products and sums of squares the exact "
+          "value itself; else the value carried at working_precision); None for NaN and infinities")
       .def_property_readonly("exact_is_exact", [](const PyReference& p) { return p.r.exact_is_exact; },
-                             "whether `exact` is the exact value itself (sums) rather than 40 correct digits")
+                             "whether the value behind `exact` is exact (sums, dot products, sums of squares) rather than "
+                             "certified at working_precision")
       .def_property_readonly("working_precision", [](const PyReference& p) { return long(p.r.working_precision); },
                              "the MPFR precision that certified the rounding (0 when none was needed)")
       .def_property_readonly("out_dtype", [](const PyReference& p) { return std::string(to_string(p.out)); })

@@ -1,11 +1,18 @@
 """torch on the CPU through ulpscope (skipped without torch)."""
 
+import math
+
 import numpy as np
 import pytest
 
 import ulpscope
 
 torch = pytest.importorskip("torch")
+
+
+def same_bits(a, b):
+    """Equal as the report compares results: -0 differs from +0, every NaN is alike."""
+    return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
 
 
 def test_reference_reads_tensors_of_every_16_bit_format():
@@ -29,11 +36,13 @@ def test_evaluate_torch_sum():
     for c in cells:
         x = ulpscope.generate(c["distribution"], c["n"], c["dtype"], seed=c["seed"], like="torch")
         got = float(torch.sum(x))
-        assert c["result"] == float.hex(got)
-        assert c["reference_rounded"] == ulpscope.reference(x, "sum").hex
-    # On normal inputs torch's CPU sum (fp32 accumulation for 16-bit inputs) is within an ulp.
-    normal = [c for c in cells if c["distribution"] == "normal"]
-    assert max(c["ulp_error"] for c in normal) <= 1.0
+        assert same_bits(float.fromhex(c["result"]), got)
+        assert c["reference"]["rounded"] == ulpscope.reference(x, "sum").hex
+    # torch's CPU sum accumulates 16-bit inputs in fp32: on normal inputs (condition below 10^3)
+    # that is within an ulp of fp16 and bf16; fp32 inputs accumulate in their own format.
+    normal16 = [c for c in cells if c["distribution"] == "normal" and c["dtype"] != "fp32"]
+    assert max(c["ulp_error"] for c in normal16) <= 1.0
+    assert all(c["ulp_error"] is not None for c in cells if c["distribution"] == "normal")
 
 
 def test_torch_row_wise_norm():

@@ -112,9 +112,11 @@ def from_bits(bits, fmt, like="numpy"):
     if like == "torch":
         import torch
 
-        t = torch.from_numpy(np.ascontiguousarray(bits))
+        bits = np.ascontiguousarray(bits)
         if fmt == "bf16":
-            return t.view(torch.int16).view(torch.bfloat16)
+            # torch has no uint16 (before 2.3): the same bits as int16.
+            return torch.from_numpy(bits.view(np.int16)).view(torch.bfloat16)
+        t = torch.from_numpy(bits)
         if fmt == "fp8_e4m3":
             return t.view(torch.float8_e4m3fn)
         if fmt == "fp8_e5m2":

@@ -26,7 +26,8 @@ def _kernel_name(fn):
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
     module = getattr(fn, "__module__", None)
     if module in ("torch", "numpy") or (module or "").startswith(("torch.", "numpy.")):
-        name = f"{module.split('.')[0]}.{name}"
+        # torch.sum's qualified name is torch._VariableFunctionsClass.sum: the name users write.
+        name = f"{module.split('.')[0]}.{getattr(fn, '__name__', name)}"
     # The report's shape column: no spaces or commas (accuracy/user_kernel.hpp).
     return "".join("_" if c in " \t\n,<>" else c for c in name)
 

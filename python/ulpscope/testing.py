@@ -11,6 +11,7 @@ worst cell's distribution, size and seed, and a command that replays it.
 """
 
 import shlex
+import sys
 
 from ._evaluate import DEFAULT_SEEDS, evaluate
 
@@ -37,19 +38,22 @@ def replay_command(fn, cell, kernel):
     target = f"{module.split('.')[0]}.{qualname}" if module in ("torch", "numpy") else (
         f"{module}.{qualname}" if module else "FN")
     imports = "import ulpscope" + (f", {module}" if module else "")
-    args = [f"op={cell['op']!r}", f"dtypes=[{cell['dtype']!r}]", f"dists=[{cell['distribution']!r}]",
-            f"sizes=[{cell['n']}]", f"seeds=[{cell['seed']}]", f"runs={kernel['runs']}",
-            f"like={kernel['like']!r}"]
+    def q(text):  # names hold no quotes: double-quoted, so that the shell's single quotes stay simple
+        return f'"{text}"'
+
+    args = [f"op={q(cell['op'])}", f"dtypes=[{q(cell['dtype'])}]", f"dists=[{q(cell['distribution'])}]",
+            f"sizes=[{cell['n']}]", f"seeds=[{cell['seed']}]", f"runs={kernel['runs']}", f"like={q(kernel['like'])}"]
     if cell["axis"] != "all" and cell["op"] not in ("rmsnorm", "layernorm"):
-        args.append(f"axes=[{cell['axis']!r}]")
+        args.append(f"axes=[{q(cell['axis'])}]")
     if cell.get("cols") is not None:
         args.append(f"row_cols={kernel['row_cols']}")
     if kernel.get("out_dtype"):
-        args.append(f"out_dtype={kernel['out_dtype']!r}")
+        args.append(f"out_dtype={q(kernel['out_dtype'])}")
     if cell["op"] in ("rms", "rmsnorm", "layernorm"):
         args.append(f"eps={kernel['eps']!r}")
     code = f"{imports}; ev = ulpscope.evaluate({target}, {', '.join(args)}); print(ev.worst())"
-    command = "python3 -c " + shlex.quote(code)
+    # The interpreter that runs the tests: another python3 on PATH may lack the package.
+    command = f"{shlex.quote(sys.executable or 'python3')} -c {shlex.quote(code)}"
     if target == "FN":
         command += "   # FN: the function under test (a lambda or local function has no importable name)"
     return command
@@ -82,7 +86,7 @@ def verdict(evaluation, ulps, require_deterministic=True):
                      + (f" ({failed} failed)" if failed else ""))
         component = f"{worst['component']}: " if worst.get("component") else ""
         lines.append(f"  worst: {what} on {worst['dtype']} {_where(worst)}: {component}result {worst['result']}, "
-                     f"correctly rounded {worst['reference_rounded']} (exact {worst['reference_exact']})")
+                     f"correctly rounded {worst['reference']['rounded']} (exact {worst['reference']['exact']})")
         per_dist = {}
         for c in over:
             per_dist[c["distribution"]] = max(per_dist.get(c["distribution"], 0.0), badness(c))
