@@ -37,9 +37,16 @@ def _adapter(fn, op, dtype, like):
 
     def call(x, y, gamma, beta, rows, cols, axis, eps):
         shape = (rows * cols,) if axis == "all" else (rows, cols)
-        args = [from_bits(x.reshape(shape), dtype, like)]
+
+        def view(a):
+            # fn always reduces the last dimension: the columns of "outer" arrive
+            # as the transposed (strided) view [cols, rows].
+            a = from_bits(a.reshape(shape), dtype, like)
+            return a.T if axis == "outer" else a
+
+        args = [view(x)]
         if op == "dot":
-            args.append(from_bits(y.reshape(shape), dtype, like))
+            args.append(view(y))
         elif op == "rmsnorm":
             args.append(from_bits(gamma, dtype, like))
         elif op == "layernorm":
@@ -91,7 +98,12 @@ class Evaluation:
 
     def __repr__(self):
         w = self.worst()
-        worst = "none" if w is None else f"{w['ulp_error']} ulps on {w['distribution']} n={w['n']} seed={w['seed']}"
+        if w is None:
+            worst = "none"
+        else:
+            what = (f"{w['ulp_error']:.4g} ulps" if w["status"] == "ok" and w["ulp_error"] is not None else
+                    w["status"] if w["status"] != "ok" else f"undefined ({w['error_note']})")
+            worst = f"{what} on {w['dtype']} {w['distribution']} n={w['n']} seed={w['seed']}"
         return f"Evaluation({self.kernel['name']}: {len(self.kernel_cells())} cells, worst {worst})"
 
 
@@ -104,8 +116,10 @@ def evaluate(fn, op="sum", dtypes=("fp32",), dists=None, sizes=DEFAULT_SIZES, ru
     references, metrics and cells of the C++ suite (docs/spec.md).
 
     fn is called as fn(x), fn(x, y) for dot, fn(x, gamma) for rmsnorm, fn(x, gamma, beta) for
-    layernorm (eps is evaluate's eps: use the same in fn), with x 1-D for axis "all" and [rows, cols]
-    for "inner" / "outer" (and the norms, which normalise rows). It returns the output(s): a scalar,
+    layernorm (eps is evaluate's eps: use the same in fn), with x 1-D for axis "all" and 2-D for
+    "inner" and "outer" (and the norms, which normalise rows), whose last dimension fn reduces:
+    [rows, cols] for "inner", the transposed view [cols, rows] of the matrix for "outer". It
+    returns the output(s): a scalar,
     one value per reduction, the normalised rows, or (mean, variance) for mean_var; values of any
     width are rounded once to out_dtype (default: the input's; fp32 for fp8).
     like: how x reaches fn: "torch" (tensors of the format's dtype; default for torch functions),
