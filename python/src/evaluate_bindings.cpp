@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -151,9 +152,7 @@ std::string evaluate(const py::list& kernel_dicts, const std::vector<std::string
   // takes them all): the matrix is run per format, since a run's kernels
   // have distinct names, and the cells are joined into one report.
   const auto t0 = std::chrono::steady_clock::now();
-  Evaluation all;
-  {
-    py::gil_scoped_release unlocked;
+  auto run = [&] {
     std::vector<std::vector<UserKernel>> batches;
     for (const UserKernel& u : kernels) {
       auto batch = std::find_if(batches.begin(), batches.end(), [&](const std::vector<UserKernel>& b) {
@@ -162,6 +161,7 @@ std::string evaluate(const py::list& kernel_dicts, const std::vector<std::string
       if (batch == batches.end()) batch = batches.insert(batches.end(), std::vector<UserKernel>{});
       batch->push_back(u);
     }
+    Evaluation all;
     for (const auto& batch : batches) {
       Evaluation e = evaluate_kernels(batch, o);
       all.backend = e.backend;
@@ -172,7 +172,26 @@ std::string evaluate(const py::list& kernel_dicts, const std::vector<std::string
           all.unavailable.push_back(std::move(u));
     }
     all.settings = evaluation_settings(kernels, o);
+    return all;
+  };
+  // The matrix runs on its own thread while this one, Python's main thread,
+  // watches for Ctrl-C (only the main thread sees signals): on one, the
+  // remaining calls fail at once and KeyboardInterrupt is raised here.
+  std::unique_ptr<py::error_already_set> signal;
+  Evaluation all;
+  {
+    py::gil_scoped_release unlocked;
+    std::future<Evaluation> running = std::async(std::launch::async, run);
+    while (running.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+      py::gil_scoped_acquire gil;
+      if (!signal && PyErr_CheckSignals() != 0) {
+        signal = std::make_unique<py::error_already_set>();
+        interruption->raised = true;
+      }
+    }
+    all = running.get();
   }
+  if (signal) throw *signal;
   if (interruption->raised) {
     PyErr_SetNone(PyExc_KeyboardInterrupt);
     throw py::error_already_set();

@@ -12,13 +12,11 @@
 #include <vector>
 
 #include "accuracy/metrics.hpp"
-#include "accuracy/user_kernel.hpp"
 #include "accuracy/problem_reference.hpp"
+#include "accuracy/user_kernel.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "formats/hex_float.hpp"
-#include "formats/round_to_dtype.hpp"
-#include "kernels/op.hpp"
 
 namespace py = pybind11;
 

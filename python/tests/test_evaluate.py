@@ -5,7 +5,10 @@ report is one accuracy_report reads."""
 import json
 import math
 import os
+import pathlib
+import signal
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -135,3 +138,25 @@ def test_bad_arguments_say_why():
         ulpscope.evaluate(numpy_sum, sizes=[0])
     with pytest.raises(ValueError, match="no_such"):
         ulpscope.evaluate(numpy_sum, dists=["no_such"])
+
+
+def test_ctrl_c_stops_the_run():
+    calls = []
+
+    def interrupted_sum(x):
+        calls.append(1)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.5)  # the main thread sees the signal meanwhile
+        return np.sum(x)
+
+    with pytest.raises(KeyboardInterrupt):
+        ulpscope.evaluate(interrupted_sum, op="sum", dtypes=["fp32"], sizes=[1, 33, 1023, 4096], runs=3)
+    # The default distributions, 4 sizes and 2 seeds would call it over 800 times.
+    assert len(calls) < 50
+
+
+def test_the_report_matches_its_schema(fp16_sum):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((pathlib.Path(__file__).resolve().parents[2] / "reports" / "report.schema.json").read_text())
+    jsonschema.validate(fp16_sum.report, schema)

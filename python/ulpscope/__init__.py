@@ -89,7 +89,7 @@ def _values(values, count):
     return v
 
 
-def _float_array(a, what):
+def _float_array(a):
     """gamma / beta: any numbers, taken at their exact float64 values (their own format when they have one)."""
     if a is None:
         return None, "fp32"
@@ -148,8 +148,8 @@ def reference(x, op, out_dtype=None, eps=1e-6, *, y=None, gamma=None, beta=None,
         out_shape = (cols,) + ((2,) if op == "mean_var" else ())
     else:
         raise ValueError(f"axis={axis!r}: None (whole tensor), -1 (each row) or, on 2-D x, 0 (each column)")
-    gbits, gfmt = _float_array(gamma, "gamma")
-    bbits, bfmt = _float_array(beta, "beta")
+    gbits, gfmt = _float_array(gamma)
+    bbits, bfmt = _float_array(beta)
     refs = _ulpscope._references(bits.reshape(-1), fmt, op, out, saturation, float(eps), ax, rows, cols,
                                  None if ybits is None else ybits.reshape(-1), yfmt,
                                  None if gbits is None else gbits.reshape(-1), gfmt,
