@@ -34,6 +34,19 @@ struct Cell {
   // Why ulp_error is missing when it is: "non-finite result for a finite
   // reference", "finite result for a non-finite reference", ...
   std::string error_note;
+  // Ops whose outputs follow from row statistics (rmsnorm, layernorm,
+  // mean_var; docs/spec.md, "Row statistics and the accumulator's own
+  // error"); nullopt elsewhere. working_dtype: the format W of the kernel's
+  // statistics and of its ideal kernel ("" elsewhere). mean_ulp_error,
+  // rstd_ulp_error: the worst row's mean and r = 1/sqrt(. + eps) in ULPs of
+  // W (mean_var: its mean and variance outputs, in ULPs of out_dtype).
+  // ideal_ulp_error: the worst ulp_error of the ideal kernel (exact
+  // statistics rounded once to W, then the same elementwise step);
+  // accumulator_ulp_error: what the kernel's accumulator adds to it.
+  std::string working_dtype;
+  std::optional<double> mean_ulp_error, rstd_ulp_error, variance_ulp_error;
+  std::optional<double> ideal_ulp_error, accumulator_ulp_error;
+  std::string statistics_note;  // why a statistic's error is missing
   bool correctly_rounded = false;
   std::optional<bool> matches_model;  // null on the CPU backend
   // How many launch configurations were compared with the model (of
@@ -57,6 +70,29 @@ struct Cell {
   std::string note;           // e.g. the condition number an ill-conditioned input reached
 };
 
+// --input: the file the cells ran on, and how its values were read.
+struct InputDescription {
+  std::string file;        // as given
+  std::string stored_as;   // the .npy descr ("<f2", "<V2") or "raw fp16"
+  std::string read_as;     // the input format the cells ran in ("bf16")
+  std::string conversion;  // one line where the values were rounded to read_as; empty otherwise
+};
+
+// --check: a value the user got elsewhere (PyTorch, NumPy), scored against
+// the reference of the one problem the run's --input and --op define
+// (docs/spec.md, "Metrics").
+struct UserValueCheck {
+  std::string label;      // "user value 1"
+  std::string given;      // as typed
+  std::string value;      // hex-float of the value read into out_dtype (RN when the text was not exact)
+  bool given_exactly = true;  // the text was a value of out_dtype (else `value` is its nearest)
+  std::string op, out_dtype;
+  std::string reference_rounded, reference_exact;  // as in Cell
+  std::optional<double> ulp_error;
+  std::string error_note;  // why ulp_error is missing, as in Cell
+  bool correctly_rounded = false;
+};
+
 struct ReportHeader {
   std::string version, git_commit, device, backend, build_flags, command_line, started_at;
   double seconds = 0;
@@ -66,12 +102,14 @@ struct ReportHeader {
   // Shapes this backend could not run, with the reason (cub on the CPU
   // backend; cub_deterministic without CCCL >= 3.1): listed, never dropped.
   std::vector<std::pair<std::string, std::string>> unavailable;
+  std::optional<InputDescription> input;  // --input runs only
 };
 
 struct Report {
   static constexpr const char* kSchema = "ulpscope.report/1";
   ReportHeader header;
   std::vector<Cell> cells;
+  std::vector<UserValueCheck> checks;  // --check only
 };
 
 }  // namespace ulpscope

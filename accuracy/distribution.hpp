@@ -9,6 +9,7 @@
 // exact cancellation, ill-conditioned) post-process an elementwise array with
 // deterministic steps of their own (a total order on bits, a Fisher-Yates
 // shuffle driven by the same generator, exact MPFR sums).
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -65,6 +66,67 @@ inline constexpr NameTable<Distribution, 19> kDistributionNames = {
      {Distribution::negative_zeros, "negative_zeros"}}};
 
 constexpr std::string_view to_string(Distribution d) { return name_in(kDistributionNames, d); }
+
+// docs/spec.md, "Distribution groups": the data a kernel meets in practice
+// (realistic), the data built to break it (adversarial), IEEE special
+// values (special), and data this build did not generate (a user's --input
+// file, "file:x.npy"). The verdict and --recommend judge per group.
+enum class DistributionGroup : std::uint8_t { realistic, adversarial, special, user_input };
+inline constexpr NameTable<DistributionGroup, 4> kDistributionGroupNames = {
+    {{DistributionGroup::realistic, "realistic"},
+     {DistributionGroup::adversarial, "adversarial"},
+     {DistributionGroup::special, "special"},
+     {DistributionGroup::user_input, "user input"}}};
+constexpr std::string_view to_string(DistributionGroup g) { return name_in(kDistributionGroupNames, g); }
+
+// Every distribution's group and one line for --help. Header-only, like the
+// names: reports/ and the command line use it without linking accuracy/.
+struct DistributionSummary {
+  Distribution d;
+  DistributionGroup group;
+  std::string_view summary;
+};
+inline constexpr std::array<DistributionSummary, 19> kDistributionSummaries = {{
+    {Distribution::uniform, DistributionGroup::realistic, "U[0, 1)"},
+    {Distribution::normal, DistributionGroup::realistic, "N(0, 1)"},
+    {Distribution::constant, DistributionGroup::adversarial, "every value :v (default 1): the sum stagnates past 2^p"},
+    {Distribution::ill_conditioned, DistributionGroup::adversarial,
+     "a sum with condition number sum|x|/|sum x| = :C (default 1e16)"},
+    {Distribution::log_uniform, DistributionGroup::adversarial,
+     "magnitudes log-uniform over every binade, subnormals included, random signs"},
+    {Distribution::sorted_ascending, DistributionGroup::adversarial, "the normal values, sorted ascending"},
+    {Distribution::sorted_descending, DistributionGroup::adversarial, "the normal values, sorted descending"},
+    {Distribution::alternating, DistributionGroup::adversarial,
+     "H, t, -H, t, ...: each tiny t is lost when added to a huge H"},
+    {Distribution::near_max, DistributionGroup::adversarial, "U[0.6 max, max]: any sum of two, and any square, overflows"},
+    {Distribution::tiny_squares, DistributionGroup::adversarial, "|x| so small that x^2 rounds to 0 in the format"},
+    {Distribution::cauchy, DistributionGroup::adversarial, "standard Cauchy (heavy tails), clamped to the finite range"},
+    {Distribution::lognormal, DistributionGroup::realistic, "exp(:sigma N(0,1)) (default sigma 1)"},
+    {Distribution::llm_activations, DistributionGroup::realistic,
+     "N(0,1) with a few outlier channels 100-1000x larger (:H channels, default 4096)"},
+    {Distribution::large_mean, DistributionGroup::realistic, ":mu + N(0,1): breaks E[x^2] - E[x]^2"},
+    {Distribution::exact_cancellation, DistributionGroup::adversarial, "pairs x, -x plus one 2^-p: the sum is 2^-p"},
+    {Distribution::with_nan, DistributionGroup::special, "N(0,1) with one NaN"},
+    {Distribution::with_inf, DistributionGroup::special, "N(0,1) with one +Inf"},
+    {Distribution::inf_minus_inf, DistributionGroup::special, "N(0,1) with one +Inf and one -Inf: the sum is NaN"},
+    {Distribution::negative_zeros, DistributionGroup::special, "every value -0: the sum is -0"},
+}};
+
+// The group of a cell's distribution as the report names it
+// ("ill_conditioned:1e16", "file:x.npy"): a name this build does not
+// generate is a user's input.
+constexpr DistributionGroup distribution_group(std::string_view name) {
+  const std::string_view bare = name.substr(0, name.find(':'));
+  for (const DistributionSummary& s : kDistributionSummaries)
+    if (to_string(s.d) == bare) return s.group;
+  return DistributionGroup::user_input;
+}
+
+constexpr DistributionGroup group_of(Distribution d) {
+  for (const DistributionSummary& s : kDistributionSummaries)
+    if (s.d == d) return s.group;
+  return DistributionGroup::adversarial;
+}
 
 // What a distribution's parameter means ("" when it takes none), and its default.
 std::string_view parameter_meaning(Distribution d);

@@ -196,13 +196,33 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return fmt::format("({})", fmt::join(shape, ", "));
 }
 
+// How a descr's bytes are read: as values of a format of their own, or as
+// bit patterns of a format that --dtype names.
+enum class Holds : std::uint8_t { values, bits16, bits8 };
+
 struct Descr {
   std::string_view name;  // as in the file
   int itemsize;
   std::string_view numpy;  // NumPy's name, for messages
+  Holds holds;
+  Dtype own = Dtype::fp32;  // Holds::values: the format of the file's values (fp64 for float64)
 };
-constexpr Descr kDescrs[] = {{"<f2", 2, "float16"}, {"<f4", 4, "float32"}, {"<f8", 8, "float64"},
-                             {"<u2", 2, "uint16"},  {"|u1", 1, "uint8"},   {"<u1", 1, "uint8"}};
+constexpr Descr kDescrs[] = {
+    {"<f2", 2, "float16", Holds::values, Dtype::fp16},
+    {"<f4", 4, "float32", Holds::values, Dtype::fp32},
+    {"<f8", 8, "float64", Holds::values, Dtype::fp64},
+    {"<f1", 1, "float8_e5m2 (ml_dtypes)", Holds::values, Dtype::fp8_e5m2},
+    {"<u2", 2, "uint16", Holds::bits16},
+    {"<i2", 2, "int16", Holds::bits16},
+    {"<V2", 2, "2-byte void (ml_dtypes bfloat16)", Holds::bits16},
+    {"|V2", 2, "2-byte void", Holds::bits16},
+    {"|u1", 1, "uint8", Holds::bits8},
+    {"<u1", 1, "uint8", Holds::bits8},
+    {"|i1", 1, "int8", Holds::bits8},
+    {"<i1", 1, "int8", Holds::bits8},
+    {"<V1", 1, "1-byte void (ml_dtypes float8)", Holds::bits8},
+    {"|V1", 1, "1-byte void", Holds::bits8},
+};
 
 const char* kInputDtypeList = "fp32, fp16, bf16, fp8_e4m3, fp8_e5m2";
 
@@ -247,13 +267,6 @@ std::vector<T> read_values(InputFile& file, std::uint64_t count, std::uint64_t a
   return v;
 }
 
-template <class T>
-std::vector<double> widen(const std::vector<T>& v) {
-  std::vector<double> out(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) out[i] = to_double(v[i]);
-  return out;
-}
-
 void refuse_fp64(std::optional<Dtype> d, const InputFile& file) {
   if (d == Dtype::fp64)
     file.fail(fmt::format("fp64 is an output format; the data must be read as one of {}", kInputDtypeList));
@@ -270,8 +283,9 @@ LoadedInput read_npy(const std::string& path, std::optional<Dtype> requested) {
   for (const Descr& d : kDescrs)
     if (d.name == header.descr) descr = &d;
   if (descr == nullptr)
-    file.fail(fmt::format("unsupported dtype '{}' (read: little-endian float16 '<f2', float32 '<f4', float64 '<f8'; "
-                          "uint16 '<u2' as bf16 bits, uint8 '|u1' as fp8 bits)",
+    file.fail(fmt::format("unsupported dtype '{}' (read: little-endian float16 '<f2', float32 '<f4', float64 '<f8', "
+                          "ml_dtypes float8_e5m2 '<f1'; 16-bit '<u2', '<i2', '<V2' as fp16 or bf16 bits; 8-bit "
+                          "'|u1', '|i1', '<V1' as fp8 bits)",
                           header.descr));
   const std::size_t ndim = header.shape.size();
   if (ndim == 0 || ndim > 2)
@@ -300,24 +314,42 @@ LoadedInput read_npy(const std::string& path, std::optional<Dtype> requested) {
   out.cols = cols;
   out.ndim = int(ndim);
   out.source_dtype = header.descr;
-  const std::string_view kind = std::string_view(header.descr).substr(1);
-  if (kind == "u2") {
-    if (requested != Dtype::bf16)
-      file.fail("uint16 data is read as bf16 bit patterns: give --dtype bf16");
-    out.values = TypedArray(read_values<Bf16>(file, count, data_start));
-  } else if (kind == "u1") {
-    if (requested != Dtype::fp8_e4m3 && requested != Dtype::fp8_e5m2)
-      file.fail("uint8 data is read as fp8 bit patterns: give --dtype fp8_e4m3 or --dtype fp8_e5m2");
-    if (requested == Dtype::fp8_e4m3) out.values = TypedArray(read_values<Fp8E4M3>(file, count, data_start));
-    else out.values = TypedArray(read_values<Fp8E5M2>(file, count, data_start));
-  } else if (kind == "f2") {
-    auto v = read_values<Fp16>(file, count, data_start);
-    out.values = (!requested || requested == Dtype::fp16) ? TypedArray(std::move(v)) : round_to(widen(v), *requested, file);
-  } else if (kind == "f4") {
-    auto v = read_values<float>(file, count, data_start);
-    out.values = (!requested || requested == Dtype::fp32) ? TypedArray(std::move(v)) : round_to(widen(v), *requested, file);
-  } else {  // f8
-    out.values = round_to(read_values<double>(file, count, data_start), requested.value_or(Dtype::fp32), file);
+  const std::string what = fmt::format("{} data ('{}')", descr->numpy, header.descr);
+  switch (descr->holds) {
+    case Holds::bits16:
+      if (requested == Dtype::fp16) out.values = TypedArray(read_values<Fp16>(file, count, data_start));
+      else if (requested == Dtype::bf16) out.values = TypedArray(read_values<Bf16>(file, count, data_start));
+      else file.fail(what + " is read as fp16 or bf16 bit patterns: give --dtype fp16 or --dtype bf16");
+      break;
+    case Holds::bits8:
+      if (requested == Dtype::fp8_e4m3) out.values = TypedArray(read_values<Fp8E4M3>(file, count, data_start));
+      else if (requested == Dtype::fp8_e5m2) out.values = TypedArray(read_values<Fp8E5M2>(file, count, data_start));
+      else file.fail(what + " is read as fp8 bit patterns: give --dtype fp8_e4m3 or --dtype fp8_e5m2");
+      break;
+    case Holds::values: {
+      // float64 has no input format of its own: fp32 unless --dtype says otherwise.
+      const Dtype to = requested.value_or(descr->own == Dtype::fp64 ? Dtype::fp32 : descr->own);
+      std::vector<double> own;
+      switch (descr->own) {
+        case Dtype::fp16: out.values = TypedArray(read_values<Fp16>(file, count, data_start)); break;
+        case Dtype::fp32: out.values = TypedArray(read_values<float>(file, count, data_start)); break;
+        case Dtype::fp8_e5m2: out.values = TypedArray(read_values<Fp8E5M2>(file, count, data_start)); break;
+        default: own = read_values<double>(file, count, data_start); break;
+      }
+      if (to == descr->own) break;
+      if (descr->own != Dtype::fp64) own = out.values.to_doubles();
+      out.values = round_to(own, to, file);
+      std::size_t changed = 0;
+      for (std::size_t i = 0; i < own.size(); ++i) {
+        const double v = out.values.at(i);
+        changed += !(v == own[i] || (std::isnan(v) && std::isnan(own[i])));
+      }
+      out.conversion = fmt::format("{} converted to {} ({}): {} of {} values rounded", what, to_string(to),
+                                   requested ? fmt::format("--dtype {}", to_string(to))
+                                             : std::string("give --dtype to choose the format"),
+                                   changed, own.size());
+      break;
+    }
   }
   return out;
 }

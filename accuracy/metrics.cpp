@@ -101,6 +101,28 @@ std::optional<double> ulp_error(double y, const ExactReal& r, Dtype out, std::st
   return d.to_double();
 }
 
+void WorstError::add(std::optional<double> e, const std::string& why, const std::string& where) {
+  if (missing_) return;
+  if (!e) {
+    missing_ = true;
+    value.reset();
+    note = where.empty() ? why : where + ": " + why;
+  } else if (!value || *e > *value) {
+    value = e;
+  }
+}
+
+std::optional<double> accumulator_ulp_error(const std::vector<std::optional<double>>& errors,
+                                            const std::vector<double>& scales) {
+  if (errors.empty() || errors.size() != scales.size()) return std::nullopt;
+  double worst = 0;
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    if (!errors[i]) return std::nullopt;
+    worst = std::max(worst, *errors[i] / scales[i]);
+  }
+  return worst;
+}
+
 bool correctly_rounded(double y, double rn_r) {
   if (std::isnan(y) || std::isnan(rn_r)) return std::isnan(y) && std::isnan(rn_r);
   return std::bit_cast<std::uint64_t>(y) == std::bit_cast<std::uint64_t>(rn_r);

@@ -32,6 +32,25 @@ int ulp_exponent(const ExactReal& r, Dtype out);
 std::optional<double> ulp_error(double y, const ExactReal& r, Dtype out, std::string* note = nullptr,
                                 Saturation sat = Saturation::nosat);
 
+// The worst of several ULP errors. A missing one (a non-finite mismatch) is
+// worst of all: value becomes nullopt for good and note says where and why.
+struct WorstError {
+  std::optional<double> value;
+  std::string note;
+  void add(std::optional<double> e, const std::string& why, const std::string& where);
+
+ private:
+  bool missing_ = false;
+};
+
+// docs/spec.md, "Row statistics and the accumulator's own error": the
+// accumulator's own error max_i e_i / s_i, from the ULP errors e_i of a
+// kernel's outputs and their conditioning scales s_i >= 1
+// (accuracy/ideal_kernel.hpp, conditioning_scales). nullopt where some e_i
+// is (a non-finite mismatch), or there are no outputs.
+std::optional<double> accumulator_ulp_error(const std::vector<std::optional<double>>& errors,
+                                            const std::vector<double>& scales);
+
 // Whether y is RN_F(r), bit for bit: -0 differs from +0, any NaN equals any NaN.
 bool correctly_rounded(double y, double rn_r);
 

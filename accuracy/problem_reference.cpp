@@ -64,6 +64,7 @@ ProblemReference compute_problem_reference(const ReductionProblem& p, Dtype out_
   r.axis_ = p.axis;
   r.cols_ = p.cols;
   r.length_ = p.length();
+  r.eps_ = p.eps;
   r.per_reduction_ = is_elementwise_output(p.op) ? int(p.length()) : components(p.op);
   const OutputFormat out{out_dtype, sat};
   const std::vector<double> gamma = widened(p.gamma), beta = widened(p.beta);
@@ -136,6 +137,37 @@ std::string ProblemReference::component_name(std::size_t i) const {
     name += fmt::format(", col {}", within);
   }
   return name;
+}
+
+std::optional<RowStatistics> ProblemReference::row_statistics(std::size_t line) const {
+  if (!is_elementwise_output(op_) || line >= sums_.size() || length_ <= 0) return std::nullopt;
+  const bool centered = op_ == Op::layernorm;
+  if (sums_[line].is_nan() || sums_[line].is_inf() || (centered && (sumsq_[line].is_nan() || sumsq_[line].is_inf())))
+    return std::nullopt;
+  constexpr mpfr_prec_t bits = kRowStatisticsBits;
+  const long n = long(length_);
+  RowStatistics s{std::nullopt, ExactReal(bits)};
+  ExactReal second(bits), eps(bits);  // the mean square (rmsnorm) or the variance (layernorm)
+  mpfr_set_d(eps.get(), eps_, MPFR_RNDN);  // exact: a double
+  if (centered) {
+    ExactReal mean(bits);
+    mpfr_div_si(mean.get(), sums_[line].get(), n, MPFR_RNDN);
+    // nQ - S^2 exactly (so that a constant row has variance 0): nQ with 64
+    // bits more than Q, S^2 with twice S's, the difference at 128 more.
+    ExactReal nq(sumsq_[line].precision() + 64), square(2 * sums_[line].precision() + 2);
+    mpfr_mul_si(nq.get(), sumsq_[line].get(), n, MPFR_RNDN);
+    mpfr_sqr(square.get(), sums_[line].get(), MPFR_RNDN);
+    ExactReal numerator(std::max(nq.precision(), square.precision()) + 128);
+    mpfr_sub(numerator.get(), nq.get(), square.get(), MPFR_RNDN);
+    mpfr_div_si(second.get(), numerator.get(), n, MPFR_RNDN);
+    mpfr_div_si(second.get(), second.get(), n, MPFR_RNDN);
+    s.mean = std::move(mean);
+  } else {
+    mpfr_div_si(second.get(), sums_[line].get(), n, MPFR_RNDN);
+  }
+  mpfr_add(second.get(), second.get(), eps.get(), MPFR_RNDN);
+  mpfr_rec_sqrt(s.rstd.get(), second.get(), MPFR_RNDN);
+  return s;
 }
 
 std::optional<double> ProblemReference::condition(std::size_t i) const {

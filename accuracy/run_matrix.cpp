@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "accuracy/memory_budget.hpp"
+#include "accuracy/ideal_kernel.hpp"
 #include "accuracy/metrics.hpp"
 #include "accuracy/work_pool.hpp"
 #include "accuracy/problem_reference.hpp"
@@ -159,7 +160,7 @@ MatrixSettings default_matrix(bool full) {
     }
   }
   s.sizes = full ? std::vector<std::int64_t>{1, 33, 1023, 4097, (1 << 20) + 3, 1 << 24}
-                 : std::vector<std::int64_t>{1023, (1 << 16) + 3};
+                 : std::vector<std::int64_t>{4096, (1 << 16) + 3};  // the norms: one row of 4096
   s.seeds = full ? std::vector<std::uint64_t>{1, 2, 3} : std::vector<std::uint64_t>{1};
   s.axes = full ? std::vector<Axis>{Axis::all, Axis::inner, Axis::outer} : std::vector<Axis>{Axis::all};
   s.runs = full ? 10 : 3;
@@ -189,8 +190,17 @@ struct InputCase {
 struct PermutedArrays {
   TypedArray x;
   std::optional<TypedArray> y, gamma, beta;
+  std::vector<float> x_float, y_float;  // when the original problem has them
   ReductionProblem problem;  // the original problem over these arrays
 };
+
+std::vector<float> widened(const TypedArray& a) {
+  std::vector<float> out(a.size());
+  visit_typed(a, [&](const auto& v) {
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<float>(to_double(v[i]));
+  });
+  return out;
+}
 
 TypedArray permuted(const TypedArray& a, std::int64_t count, WorkPool& pool,
                     const std::function<std::int64_t(std::int64_t)>& source) {
@@ -219,6 +229,17 @@ std::unique_ptr<PermutedArrays> permuted_on_host(const ReductionProblem& p, std:
   out->problem = p;
   out->problem.x = &out->x;
   if (p.y) out->problem.y = &out->y.emplace(permuted(*p.y, n, pool, element));
+  // The widened copies follow the same permutation.
+  auto widened = [&](const std::vector<float>* from, std::vector<float>& into) -> const std::vector<float>* {
+    if (from == nullptr) return nullptr;
+    into.resize(from->size());
+    pool.for_chunks(std::int64_t(from->size()), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) into[std::size_t(i)] = (*from)[std::size_t(element(i))];
+    });
+    return &into;
+  };
+  out->problem.x_float = widened(p.x_float, out->x_float);
+  out->problem.y_float = p.y ? widened(p.y_float, out->y_float) : nullptr;
   if (is_elementwise_output(p.op)) {
     if (p.gamma) out->problem.gamma = &out->gamma.emplace(permuted(*p.gamma, p.cols, pool, column));
     if (p.beta) out->problem.beta = &out->beta.emplace(permuted(*p.beta, p.cols, pool, column));
@@ -252,6 +273,14 @@ struct KernelUnderTest {
   std::function<std::optional<double>(const ProblemReference&, const ReductionProblem&, const ReductionResult&,
                                       std::size_t)>
       bound_ratio;
+  // The working format of the kernel's statistics and of its ideal kernel
+  // (accuracy/ideal_kernel.hpp).
+  Dtype working = Dtype::fp32;
+  // A norm's row statistics where the run's result does not carry them: on
+  // the GPU, those of the kernel's bit-exact CPU model (the GPU's outputs
+  // equal the model's: matches_model). Empty where none can be known.
+  std::function<std::vector<double>(const ReductionProblem&)> statistics;
+  std::string no_statistics;  // why, when there are none
 };
 
 // Measured error over the a-priori bound of spec's algorithm, at the
@@ -388,6 +417,39 @@ std::vector<std::pair<Op, Axis>> problems_of(const MatrixSettings& s, std::int64
   return out;
 }
 
+// The shapes of the matrix that give an op no kernel at all along an axis
+// (atomic and the norms, cub_deterministic and the rows, ...): listed once
+// each, with the reason of the first accumulator (docs/spec.md, "Which
+// accumulators each op takes" and "Kernel shapes"), so that no (op, axis,
+// shape) of the matrix vanishes. Shapes this backend cannot run at all are
+// listed as such by run_matrix.
+void list_shape_gaps(const MatrixSettings& s, bool gpu, std::vector<std::pair<std::string, std::string>>& not_run) {
+  for (Op op : s.ops)
+    for (Axis axis : is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s.axes)
+      for (Shape shape : s.shapes) {
+        if (gpu ? bool(GpuBackend::shape_unavailable(shape)) : !has_cpu_model(shape)) continue;
+        for (Dtype d : s.dtypes) {
+          std::optional<std::string> why;
+          bool any = false;
+          for (Accumulator acc : s.accumulators) {
+            const KernelSpec spec{op, d, s.out_dtype.value_or(default_out_dtype(d)), acc, shape, s.saturation};
+            std::optional<std::string> reason = has_cpu_model(shape) ? unsupported(spec, axis) : std::nullopt;
+            if (!reason && gpu) reason = GpuBackend::unavailable(spec, axis);
+            if (!reason) {
+              any = true;
+              break;
+            }
+            if (!why) why = reason;
+          }
+          if (any || !why) continue;
+          std::pair<std::string, std::string> entry{
+              fmt::format("{} {} axis={} shape={}", to_string(op), to_string(d), to_string(axis), to_string(shape)),
+              *why};
+          if (std::find(not_run.begin(), not_run.end(), entry) == not_run.end()) not_run.push_back(std::move(entry));
+        }
+      }
+}
+
 // One cell on its way: its kernel, its runs and its runs on permuted copies;
 // scored once all of them are in.
 struct PendingCell {
@@ -430,6 +492,7 @@ std::unique_ptr<ScoredRows> scored_rows(const ReductionProblem& p) {
   out->problem = p;
   out->problem.rows = count;
   out->problem.x = &out->x;
+  out->problem.x_float = out->problem.y_float = nullptr;  // widened per run: a few rows
   return out;
 }
 
@@ -443,6 +506,9 @@ ReductionResult scored_part(ReductionResult r, const ScoredRows* scored, std::in
   };
   take(r.values, out.values);
   if (!r.unrounded.empty()) take(r.unrounded, out.unrounded);
+  if (!r.statistics.empty())
+    for (std::int64_t row : scored->rows)
+      out.statistics.insert(out.statistics.end(), r.statistics.begin() + 2 * row, r.statistics.begin() + 2 * row + 2);
   return out;
 }
 
@@ -461,6 +527,33 @@ void failing_as(PendingCell& c, F&& f) {
 
 namespace {
 
+// The ideal kernel of a problem (accuracy/ideal_kernel.hpp) is the same for
+// every cell of one working and output format: its errors and the
+// conditioning scales are computed once and shared.
+struct IdealScores {
+  std::vector<std::optional<double>> errors;
+  std::vector<double> scales;
+};
+class IdealCache {
+ public:
+  const IdealScores& get(const ReductionProblem& p, const ProblemReference& ref, Dtype working, Dtype out,
+                         Saturation sat) {
+    const std::lock_guard lock(mutex_);
+    auto [it, fresh] = scores_.try_emplace({working, out});
+    if (fresh) {
+      const std::vector<double> outputs = ideal_kernel_outputs(p, ref, working, out, sat);
+      for (std::size_t i = 0; i < outputs.size(); ++i)
+        it->second.errors.push_back(ulp_error(outputs[i], ref.outputs[i].exact, out, nullptr, sat));
+      it->second.scales = conditioning_scales(p, ref, working, out);
+    }
+    return it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<Dtype, Dtype>, IdealScores> scores_;
+};
+
 class MatrixRunner {
  public:
   MatrixRunner(const MatrixSettings& s, GpuBackend* gpu, const std::vector<UserKernel>& user_kernels,
@@ -476,12 +569,21 @@ class MatrixRunner {
 
   void run_input(const InputCase& in, std::vector<Cell>& out, const std::function<void()>& problem_done) {
     bool uploaded = false;
+    // The CPU models read float: a narrower input is widened once here, not
+    // on every run of every cell.
+    std::vector<float> x_float, y_float;
+    if (in.dtype != Dtype::fp32) {
+      x_float = widened(in.x());
+      if (in.y) y_float = widened(*in.y);
+    }
     for (const auto& [op, axis] : problems_of(s_, in.n, in.y.has_value())) {
       ReductionProblem p;
       p.op = op;
       p.axis = axis;
       p.x = &in.x();
       p.y = in.y && takes_second_input(op) ? &*in.y : nullptr;  // read (and uploaded) by the dot products alone
+      if (!x_float.empty()) p.x_float = &x_float;
+      if (p.y && !y_float.empty()) p.y_float = &y_float;
       if (is_elementwise_output(op)) {  // the norms' weights, one per column
         p.gamma = &in.gamma;
         p.beta = &in.beta;
@@ -531,8 +633,13 @@ class MatrixRunner {
     const std::unique_ptr<ScoredRows> scored = scored_rows(p);
     const ReductionProblem& reference_problem = scored ? scored->problem : p;
     SharedReferences refs(reference_problem, s_.saturation, pool_, clock_);
+    IdealCache ideal;
     for (const PendingCell& c : cells)
       if (!c.failure) refs.start(c.out_dtype);
+    // A user's input reduced to one value: its reference is kept, for the
+    // values the user got elsewhere (--check).
+    const bool keep_reference = in.user_x != nullptr && p.axis == Axis::all && user_references_ != nullptr;
+    if (keep_reference) refs.start(out_dtype);
 
     // Each cell is scored (on the pool) as soon as its runs are in, and its
     // outputs released: a problem holds a few cells' outputs at a time.
@@ -540,7 +647,7 @@ class MatrixRunner {
       c.scored = pool_.submit([&] {
         const auto scope = timed(clock_, Phase::scoring);
         try {
-          score(c, reference_problem, refs.get(c.out_dtype), scored.get());
+          score(c, reference_problem, refs.get(c.out_dtype), scored.get(), ideal);
         } catch (const std::exception& e) {
           c.score_failure = e.what();
         }
@@ -565,6 +672,14 @@ class MatrixRunner {
       if (c.failure) c.cell.status = "failed: " + *c.failure;
     }
     refs.wait();  // a reference whose cells all failed before asking for it must not outlive p
+    if (keep_reference) {
+      try {
+        const ProblemReference& r = refs.get(out_dtype);
+        if (r.outputs.size() == 1) user_references_->push_back({p.op, out_dtype, r.outputs.front()});
+      } catch (const std::exception&) {
+        // No reference: the cells say why; --check finds none for this op.
+      }
+    }
     for (PendingCell& c : cells) out.push_back(std::move(c.cell));
   }
 
@@ -638,6 +753,14 @@ class MatrixRunner {
     if (gpu && timed_here(p)) k.time = [gpu, spec, cfg = k.configs.front()] { return gpu->time(spec, cfg, 3, 10); };
     else if (gpu) plan_throughput(key, p, spec.in, spec, nullptr);
     k.bound_ratio = bound_ratio_for(spec, k.configs.front());
+    k.working = finishing_format(spec.acc);
+    if (gpu && is_elementwise_output(spec.op)) {
+      if (has_cpu_model(spec.shape) && model_is_bit_exact(spec))
+        k.statistics = [spec, cfg = k.configs.front()](const ReductionProblem& q) {
+          return run_model(spec, q, cfg).statistics;
+        };
+      else k.no_statistics = "the GPU kernel does not expose its row statistics and has no bit-exact model";
+    }
     return k;
   }
 
@@ -656,7 +779,7 @@ class MatrixRunner {
     } else {
       f(a);
     }
-    return ReductionResult{decode_outputs(bytes.data(), u.out, count), {}};
+    return ReductionResult{decode_outputs(bytes.data(), u.out, count), {}, {}};
   }
 
   KernelUnderTest user_kernel(const UserKernel& u, const ReductionProblem& p, const std::string& key) {
@@ -669,7 +792,9 @@ class MatrixRunner {
       // its order for the kernel's default configuration.
       const KernelSpec claimed{u.op, u.in, u.out, u.error_bound_of->first, u.error_bound_of->second, s_.saturation};
       k.bound_ratio = bound_ratio_for(claimed, k.configs.front());
+      k.working = finishing_format(u.error_bound_of->first);
     }
+    k.no_statistics = "a user's kernel does not expose its row statistics";
     if (!k.on_gpu) {
       const auto* host = u.run_host ? &u.run_host : &u.model;
       k.run = [this, &u, host](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t) {
@@ -682,7 +807,7 @@ class MatrixRunner {
     const std::size_t bytes = count * element_bytes(u.out);
     k.run = [gpu, &u, count, bytes](const ReductionProblem&, const LaunchConfig& cfg, std::uint64_t) {
       const auto got = gpu->run_launch(user_launch(u, cfg), bytes, u.name);
-      return ReductionResult{decode_outputs(got.data(), u.out, count), {}};
+      return ReductionResult{decode_outputs(got.data(), u.out, count), {}, {}};
     };
     if (u.model)
       k.matches_model = [this, &u](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t got) {
@@ -781,7 +906,8 @@ class MatrixRunner {
 
   // The cell's accuracy, from its first run (only the scored rows of a large
   // norm: p is then their problem).
-  void score(PendingCell& pc, const ReductionProblem& p, const ProblemReference& ref, const ScoredRows* scored) {
+  void score(PendingCell& pc, const ReductionProblem& p, const ProblemReference& ref, const ScoredRows* scored,
+             IdealCache& ideal) {
     const KernelUnderTest& kut = pc.kut;
     Cell& c = pc.cell;
     const Dtype out_dtype = pc.out_dtype;
@@ -795,9 +921,10 @@ class MatrixRunner {
     std::optional<double> worst_ulps;
     std::string worst_note;
     bool all_cr = true;
+    std::vector<std::optional<double>> errors(res.values.size());
     for (std::size_t i = 0; i < res.values.size(); ++i) {
       std::string note;
-      const auto ulps = ulp_error(res.values[i], ref.outputs[i].exact, out_dtype, &note, s_.saturation);
+      const auto ulps = errors[i] = ulp_error(res.values[i], ref.outputs[i].exact, out_dtype, &note, s_.saturation);
       const double rank = ulps ? *ulps : HUGE_VAL;  // a non-finite mismatch is worst
       if (rank > worst_rank) {
         worst_rank = rank;
@@ -820,6 +947,7 @@ class MatrixRunner {
       if (!res.unrounded.empty()) c.rel_error = rel_error(res.unrounded[worst], r.exact);
       c.condition = ref.condition(worst);
       if (kut.bound_ratio) c.bound_ratio = kut.bound_ratio(ref, p, res, worst);
+      if (is_elementwise_output(p.op) || p.op == Op::mean_var) score_statistics(pc, p, ref, res, scored, errors, ideal);
     }
     c.correctly_rounded = all_cr;
     if (scored) {
@@ -829,6 +957,63 @@ class MatrixRunner {
                       scored->rows.size(), pc.cell.rows.value_or(0));
       c.note = c.note.empty() ? sample : c.note + "; " + sample;
     }
+  }
+
+  // docs/spec.md, "Row statistics and the accumulator's own error": the
+  // statistics' errors in ULPs of their own format, the ideal kernel's error
+  // and what the kernel adds to it.
+  void score_statistics(PendingCell& pc, const ReductionProblem& p, const ProblemReference& ref,
+                        const ReductionResult& res, const ScoredRows* scored,
+                        const std::vector<std::optional<double>>& errors, IdealCache& ideal_cache) {
+    Cell& c = pc.cell;
+    const Dtype working = pc.kut.working;
+    c.working_dtype = to_string(working);
+    const auto row_name = [&](std::size_t row) {
+      return fmt::format("row {}", scored ? scored->rows[row] : std::int64_t(row));
+    };
+    WorstError mean, second;  // the mean; the variance (mean_var) or r (the norms)
+    if (p.op == Op::mean_var) {
+      for (std::size_t i = 0; i < res.values.size(); ++i) {
+        std::string note;
+        const auto e = ulp_error(res.values[i], ref.outputs[i].exact, pc.out_dtype, &note, s_.saturation);
+        (i % 2 == 0 ? mean : second).add(e, note, ref.component_name(i));
+      }
+      c.mean_ulp_error = mean.value;
+      c.variance_ulp_error = second.value;
+      c.statistics_note = mean.note.empty() ? second.note : mean.note;
+    } else {
+      std::vector<double> stats = res.statistics;
+      if (stats.empty() && pc.kut.statistics) stats = pc.kut.statistics(p);
+      if (stats.size() != 2 * std::size_t(p.rows)) {
+        c.statistics_note = pc.kut.no_statistics.empty() ? "the kernel gave no row statistics" : pc.kut.no_statistics;
+      } else {
+        for (std::size_t row = 0; row < std::size_t(p.rows); ++row) {
+          const auto exact = ref.row_statistics(row);
+          if (!exact) {
+            mean.add(std::nullopt, "its exact statistics are not finite", row_name(row));
+            second.add(std::nullopt, "its exact statistics are not finite", row_name(row));
+            continue;
+          }
+          std::string note;
+          if (exact->mean) {
+            const auto e = ulp_error(stats[2 * row], *exact->mean, working, &note);
+            mean.add(e, note, row_name(row));
+          }
+          note.clear();
+          const auto e = ulp_error(stats[2 * row + 1], exact->rstd, working, &note);
+          second.add(e, note, row_name(row));
+        }
+        if (p.op == Op::layernorm) c.mean_ulp_error = mean.value;
+        c.rstd_ulp_error = second.value;
+        c.statistics_note = mean.note.empty() ? second.note : mean.note;
+      }
+    }
+    const IdealScores& ideal = ideal_cache.get(p, ref, working, pc.out_dtype, s_.saturation);
+    if (ideal.errors.size() != res.values.size()) return;
+    WorstError ideal_worst;
+    for (const auto& e : ideal.errors) ideal_worst.add(e, "", "");
+    c.ideal_ulp_error = ideal_worst.value;
+    c.accumulator_ulp_error = accumulator_ulp_error(errors, ideal.scales);
   }
 
   // What needs every run, the permuted ones included.
@@ -866,6 +1051,7 @@ class MatrixRunner {
   }
 
   double cub_gbps_ = 0, copy_gbps_ = 0;
+  std::vector<UserReference>* user_references_ = nullptr;  // run_matrix's, for a user's input
 
  private:
   const MatrixSettings& s_;
@@ -1021,6 +1207,7 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
   if (user_input) problems_of(s, std::int64_t(user_input->values.size()), false, &result.unavailable);
   if (!jobs.empty())
     for (std::int64_t n : s.sizes) problems_of(s, n, true, &result.unavailable);
+  list_shape_gaps(s, gpu != nullptr, result.unavailable);
   std::mutex progress_mutex;
   const auto problem_done = [&] {
     const std::lock_guard lock(progress_mutex);
@@ -1039,6 +1226,7 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
   }
   std::map<std::string, ThroughputJob> throughput_jobs;
   MatrixRunner runner(s, gpu, user_kernels, &serialise, pool, clock, &throughput_jobs);
+  if (user_input && user_input->keep_references) runner.user_references_ = &result.user_references;
   if (gpu) {
     // The yardsticks, measured once in this process (docs/spec.md, "Metrics").
     const auto scope = timed(clock, Phase::throughput);

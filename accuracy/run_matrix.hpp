@@ -18,6 +18,7 @@
 #include "formats/dtype.hpp"
 #include "formats/typed_array.hpp"
 #include "kernels/reduction.hpp"
+#include "reference/op_reference.hpp"
 
 namespace ulpscope {
 
@@ -71,6 +72,9 @@ struct UserInput {
   std::string name;  // shown as the distribution, e.g. "file:x.npy"
   TypedArray values;
   std::int64_t rows = 1, cols = 0;
+  // Keep the reference of each problem reduced to one value
+  // (MatrixRun::user_references), for values got elsewhere (--check).
+  bool keep_references = false;
 };
 
 struct MatrixProgress {
@@ -85,9 +89,17 @@ struct MatrixProgress {
 // axes, through the same measurement as the built-in ones (their cells name
 // the kernel as the shape); on the GPU through run_device where they have
 // one, else through run_host.
+// A user's input reduced to one value (axis all, one output): the
+// reference of that problem, at the output format of the built-in kernels.
+struct UserReference {
+  Op op;
+  Dtype out;
+  Reference reference;
+};
 struct MatrixRun {
   std::vector<Cell> cells;
   std::vector<std::pair<std::string, std::string>> unavailable;
+  std::vector<UserReference> user_references;  // UserInput::keep_references only
 };
 // clock, when given, sums the time spent in each phase (--phase-times).
 MatrixRun run_matrix(const MatrixSettings& settings, GpuBackend* gpu, const MatrixProgress& progress,

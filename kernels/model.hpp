@@ -39,6 +39,13 @@ bool model_is_bit_exact(const KernelSpec& spec);
 // error bounds such as gamma_depth * sum|x_i| (Higham 2002, eq. 4.4 and 4.6).
 std::int64_t addition_depth(const KernelSpec& spec, Axis axis, std::int64_t length, const LaunchConfig& config);
 
+// The precision of what follows an accumulation (docs/spec.md, "Finishing"):
+// the mean's division, the square root, eps and the norms' elementwise step
+// run in fp64 for the fp64 and exact accumulators, in fp32 for the others.
+constexpr Dtype finishing_format(Accumulator acc) {
+  return acc == Accumulator::fp64 || acc == Accumulator::exact ? Dtype::fp64 : Dtype::fp32;
+}
+
 // Elements of format d in one 16-byte vector load.
 int vector_width(Dtype d);
 

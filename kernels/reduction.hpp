@@ -51,6 +51,11 @@ struct ReductionProblem {
   const TypedArray* gamma = nullptr;  // rmsnorm, layernorm: scale, cols values
   const TypedArray* beta = nullptr;   // layernorm: shift, cols values
   double eps = 1e-6;                  // rms, rmsnorm, layernorm
+  // x and y widened to float once for many CPU-model runs (exact for every
+  // input format), or nullptr: the models then widen on each run. Whoever
+  // points x or y at other values resets these.
+  const std::vector<float>* x_float = nullptr;
+  const std::vector<float>* y_float = nullptr;
   std::int64_t reductions() const { return axis == Axis::outer ? cols : rows; }
   std::int64_t length() const { return axis == Axis::outer ? rows : cols; }
 };
@@ -63,6 +68,11 @@ struct ReductionResult {
   // The accumulator's own value before the final rounding, in the same
   // layout, where the accumulator has one (docs/spec.md, "Metrics": rel_error).
   std::vector<double> unrounded;
+  // rmsnorm and layernorm: per row, the statistics the elementwise step used,
+  // in the working precision (kernels/model.hpp, finishing_format): the mean
+  // (0 for rmsnorm) and r = 1 / sqrt(statistic + eps). Empty where the kernel
+  // does not expose them (the GPU kernels and users' kernels).
+  std::vector<double> statistics;
 };
 
 }  // namespace ulpscope

@@ -20,6 +20,7 @@
 #include "accuracy/memory_budget.hpp"
 #include "accuracy/run_matrix.hpp"
 #include "accuracy/settings_check.hpp"
+#include "accuracy/user_value.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "plugin/kernel_lib.hpp"
 #include "reports/cli_options.hpp"
@@ -71,7 +72,7 @@ MatrixSettings settings_from(const CliOptions& o) {
   return s;
 }
 
-std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s) {
+std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s, ReportHeader& header) {
   if (o.input_path.empty()) return std::nullopt;
   if (o.dtypes.size() > 1) throw UsageProblem("--input takes at most one --dtype");
   const std::optional<Dtype> dtype = o.dtypes.empty() ? std::nullopt : std::optional<Dtype>(o.dtypes.front());
@@ -84,9 +85,6 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
   const bool npy = std::filesystem::path(o.input_path).extension() == ".npy";
   if (npy) {
     in = read_npy(o.input_path, dtype);
-    if (in.source_dtype == "<f8" && !dtype)
-      std::cerr << "accuracy_report: " << o.input_path
-                << ": float64 data rounded to fp32 (give --dtype to choose the format)\n";
   } else {
     if (!dtype || o.sizes.size() != 1)
       throw UsageProblem("a raw --input file needs one --dtype and one --n (or use a .npy file)");
@@ -96,6 +94,8 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
                                 o.cols.value_or(in.rows * in.cols / o.rows.value_or(1)));
   for (Op op : s.ops)
     for (Axis axis : is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s.axes) check_shape_fits(in, op, axis);
+  header.input = InputDescription{o.input_path, in.source_dtype, std::string(to_string(in.values.dtype())),
+                                  in.conversion};
   UserInput u;
   u.name = "file:" + std::filesystem::path(o.input_path).filename().string();
   u.rows = in.rows;
@@ -107,6 +107,57 @@ std::optional<UserInput> user_input_from(const CliOptions& o, MatrixSettings& s)
   s.seeds = {0};
   s.row_cols = u.cols;
   return u;
+}
+
+// --check: the values are scored against the reference of one problem, so
+// the run must define exactly one with one output: an --input file, one --op
+// reduced to one value (docs/spec.md, "Metrics"). Checked before the file is
+// read, so that the refusal is about --check.
+void check_check_request(const CliOptions& o, const MatrixSettings& s, bool other_job) {
+  if (o.check_values.empty()) return;
+  if (o.input_path.empty())
+    throw UsageProblem("--check scores values against the reference of an --input file: give --input FILE");
+  if (other_job) throw UsageProblem("--check does not go with --baseline or --recommend");
+  if (o.ops.size() != 1)
+    throw UsageProblem("--check needs one --op: the op that gave the values (sum, mean, norm2, ...)");
+  const Op op = s.ops.front();
+  if (takes_second_input(op))
+    throw UsageProblem(fmt::format("--check: {} needs a second input y; an --input file gives x only", to_string(op)));
+  if (is_elementwise_output(op) || op == Op::mean_var || s.axes != std::vector<Axis>{Axis::all})
+    throw UsageProblem(fmt::format("--check scores ops that give one value (sum, mean, norm2, rms, max, ...); {}{} "
+                                   "gives several",
+                                   to_string(op), s.axes != std::vector<Axis>{Axis::all} ? " along rows" : ""));
+}
+
+// The output format the --check values are read in, once the input format
+// is known, after reading each one: a bad one is refused before anything
+// runs. nullopt without --check.
+std::optional<Dtype> checked_output(const CliOptions& o, const MatrixSettings& s) {
+  if (o.check_values.empty()) return std::nullopt;
+  const Dtype out = s.out_dtype.value_or(default_out_dtype(s.dtypes.front()));
+  for (const std::string& v : o.check_values) {
+    try {
+      read_user_value(v, out);
+    } catch (const UserValueError& e) {
+      throw UsageProblem(fmt::format("{} (read as {}, the output format)", e.what(), to_string(out)));
+    }
+  }
+  return out;
+}
+
+std::vector<UserValueCheck> score_checks(const CliOptions& o, const MatrixSettings& s, Dtype out,
+                                         const std::vector<UserReference>& references) {
+  const Op op = s.ops.front();
+  const auto it = std::find_if(references.begin(), references.end(),
+                               [&](const UserReference& r) { return r.op == op && r.out == out; });
+  if (it == references.end())
+    throw std::runtime_error(fmt::format("--check: no reference of {} in {} was computed", to_string(op),
+                                         to_string(out)));
+  std::vector<UserValueCheck> checks;
+  for (std::size_t i = 0; i < o.check_values.size(); ++i)
+    checks.push_back(check_user_value(fmt::format("user value {}", i + 1), o.check_values[i], op, out, s.saturation,
+                                      it->reference));
+  return checks;
 }
 
 // --kernel-lib: the libraries' kernels. Without matrix flags they are
@@ -138,7 +189,20 @@ std::vector<UserKernel> user_kernels_from(const CliOptions& o, MatrixSettings& s
     return kept;
   }
   if (all.empty()) return {};
-  if (o.recommend) throw UsageProblem("--kernel-lib does not go with --recommend");
+  if (o.recommend) {
+    // The user's kernels of the op and format are candidates beside the built-in ones.
+    std::vector<UserKernel> kept;
+    for (UserKernel& k : all)
+      if (k.op == s.ops.front() && k.in == s.dtypes.front()) kept.push_back(std::move(k));
+    if (kept.empty())
+      throw UsageProblem(fmt::format("--kernel-lib: no kernel of {} over {} to recommend", to_string(s.ops.front()),
+                                     to_string(s.dtypes.front())));
+    for (const UserKernel& k : kept) {
+      s.user_kernels.push_back(k.name);
+      if (!k.deterministic) s.nondeterministic_kernels.push_back(k.name);
+    }
+    return kept;
+  }
   const MatrixSettings own = evaluation_settings(all, {});
   if (o.ops.empty()) s.ops = own.ops;
   if (o.dtypes.empty()) s.dtypes = own.dtypes;
@@ -230,7 +294,23 @@ void check_outputs(const CliOptions& o) {
   for (const auto& lib : o.kernel_libs) others.push_back({lib, "--kernel-lib"});
   if (!o.out_path.empty()) check_output_path(o.out_path, "--out", others);
   others.push_back({o.out_path, "--out"});
+  for (const auto& extra : o.extra_outputs) {
+    check_output_path(extra.path, extra.flag, others);
+    others.push_back({extra.path, extra.flag});
+  }
   if (!o.gate_summary_path.empty()) check_output_path(o.gate_summary_path, "--gate-summary", others);
+}
+
+// The main output (standard output, or --out) and every --json, --md, --html,
+// --csv file, each written whole or not at all.
+void write_outputs(const Report& report, const CliOptions& o, bool main_to_stdout) {
+  const ReportFormat format = *parse_in(kReportFormatNames, o.format);
+  TableStyle style = table_style_for_fd(STDOUT_FILENO);
+  style.cells = o.cells;
+  if (!o.out_path.empty()) write_report_file(report, format, o.out_path, style);
+  else if (main_to_stdout) write_report(report, format, std::cout, style);
+  for (const auto& extra : o.extra_outputs)
+    write_report_file(report, *parse_in(kReportFormatNames, extra.format), extra.path, style);
 }
 
 // Why a run made no cell: shapes this backend cannot run, or ops that do not
@@ -247,6 +327,8 @@ int run(const CliOptions& o) {
   check_outputs(o);
   if (o.gallery) return run_gallery(o);
   const GateOptions gate_options{o.ulp_tolerance.value_or(0), o.throughput_tolerance};
+  if (!o.check_values.empty() && !o.current_path.empty())
+    throw UsageProblem("--check does not go with --current (it scores values against an --input file's reference)");
   // Comparing two stored reports needs no run.
   if (!o.current_path.empty()) {
     const GateOutcome g = gate_report_files(o.baseline_path, o.current_path, gate_options);
@@ -256,17 +338,27 @@ int run(const CliOptions& o) {
     return o.gate ? g.status : 0;
   }
 
-  const ReportFormat format = *parse_in(kReportFormatNames, o.format);
   std::optional<Report> baseline;
   MatrixSettings settings = settings_from(o);
   std::optional<RecommendRequest> recommend_request;
   if (o.recommend) {
-    if (o.dtypes.size() != 1 || !o.hidden)
-      throw UsageProblem("--recommend needs one --dtype and --hidden H");
-    recommend_request = RecommendRequest{*o.recommend, o.dtypes.front(), *o.hidden, o.ulp_tolerance.value_or(1.0)};
-    if (!o.seeds.empty()) recommend_request->seeds = o.seeds;
-    settings = recommend_matrix(*recommend_request);
-    if (o.eps) settings.eps = *o.eps;
+    // With --input, the file gives the format (when --dtype does not) and the width.
+    if (o.input_path.empty() && (o.dtypes.size() != 1 || !o.hidden))
+      throw UsageProblem("--recommend needs one --dtype and --hidden H (or an --input file)");
+    if (o.dtypes.size() > 1) throw UsageProblem("--recommend takes one --dtype");
+    if (o.format != "table" && o.format != "json")
+      throw UsageProblem("--recommend writes --format table or json (--out FILE keeps the evidence as a report)");
+    RecommendRequest r;
+    r.op = *o.recommend;
+    r.dtype = o.dtypes.empty() ? Dtype::fp32 : o.dtypes.front();
+    r.hidden = o.hidden.value_or(1);
+    r.budget = o.ulp_tolerance;
+    r.metric = o.budget_metric;
+    if (!o.seeds.empty()) r.seeds = o.seeds;
+    if (!o.distributions.empty()) r.distributions = settings.distributions;
+    if (o.eps) r.eps = *o.eps;
+    recommend_request = r;
+    settings = recommend_matrix(r);
   }
   if (!o.baseline_path.empty()) {
     // Re-run the baseline's matrix: its settings, not the defaults.
@@ -285,15 +377,25 @@ int run(const CliOptions& o) {
   // The flags' matrix (an --input file's shape is its reader's to check).
   if (const std::string why = settings_problem(settings); !why.empty()) throw UsageProblem(why);
   PhaseTimes clock;
+  check_check_request(o, settings, baseline.has_value() || recommend_request);
   std::optional<UserInput> user;
+  Report report;
   {
     const auto scope = timed(&clock, Phase::input);
-    user = user_input_from(o, settings);
+    user = user_input_from(o, settings, report.header);
+  }
+  const std::optional<Dtype> check_out = checked_output(o, settings);
+  if (user) user->keep_references = check_out.has_value();
+  // Never silent: a file whose values were rounded to another format says so.
+  if (report.header.input && !report.header.input->conversion.empty())
+    std::cerr << "accuracy_report: " << o.input_path << ": " << report.header.input->conversion << '\n';
+  if (recommend_request && user) {
+    recommend_request->dtype = user->values.dtype();
+    recommend_request->hidden = is_elementwise_output(recommend_request->op) ? user->cols : user->rows * user->cols;
   }
 
   const std::unique_ptr<GpuBackend> gpu = open_backend(o);
 
-  Report report;
   report.header.version = ULPSCOPE_VERSION;
   report.header.git_commit = ULPSCOPE_GIT_COMMIT;
   report.header.backend = gpu ? "cuda" : "cpu";
@@ -308,18 +410,22 @@ int run(const CliOptions& o) {
   if (o.phase_times) print_phase_times(clock, report.header.seconds);
   report.header.unavailable = std::move(run.unavailable);
   report.cells = std::move(run.cells);
+  if (check_out) report.checks = score_checks(o, settings, *check_out, run.user_references);
   // A run that measured nothing passes nothing (docs/bad-inputs.md).
   if (report.cells.empty()) throw UsageProblem("measured nothing: " + why_nothing(settings, report.header.unavailable));
 
   if (recommend_request) {
-    // The answer on standard output; the evidence as a report with --out.
+    // The answer on standard output; the evidence as a report with --out (and the other outputs).
     const Recommendation rec = recommend(*recommend_request, report.cells, gpu != nullptr);
-    write_recommendation(*recommend_request, rec, std::cout);
-    if (!o.out_path.empty()) write_report_file(report, format, o.out_path);
-  } else if (o.out_path.empty()) {
-    write_report(report, format, std::cout, table_style_for_fd(STDOUT_FILENO));
+    if (o.format == "json") write_recommendation_json(*recommend_request, rec, std::cout);
+    else write_recommendation(*recommend_request, rec, std::cout);
+    write_outputs(report, o, false);
+    if (const auto unmet = rec.unmet(); !unmet.empty()) {
+      std::cerr << fmt::format("accuracy_report: no candidate meets the budget on {} inputs\n", fmt::join(unmet, ", "));
+      return 1;
+    }
   } else {
-    write_report_file(report, format, o.out_path);
+    write_outputs(report, o, true);
   }
 
   std::size_t failed = 0;

@@ -40,6 +40,11 @@ std::string short_number(std::optional<double> v) {
   return fmt::format("{:.3g}", *v);
 }
 
+std::string ulp_error_text(const Cell& c) {
+  if (c.working_dtype.empty()) return short_number(c.ulp_error);
+  return fmt::format("{} (acc {})", short_number(c.ulp_error), short_number(c.accumulator_ulp_error));
+}
+
 std::optional<double> finite_or_null(std::optional<double> v) {
   if (v && !std::isfinite(*v)) return std::nullopt;
   return v;
@@ -50,6 +55,9 @@ std::string error_note_for_export(const Cell& c) {
   const std::pair<const char*, std::optional<double>> metrics[] = {
       {"ulp_error", c.ulp_error},     {"rel_error", c.rel_error},
       {"condition", c.condition},     {"bound_ratio", c.bound_ratio},
+      {"mean_ulp_error", c.mean_ulp_error}, {"rstd_ulp_error", c.rstd_ulp_error},
+      {"variance_ulp_error", c.variance_ulp_error}, {"ideal_ulp_error", c.ideal_ulp_error},
+      {"accumulator_ulp_error", c.accumulator_ulp_error},
       {"gbps", c.gbps},               {"fraction_of_cub", c.fraction_of_cub},
       {"fraction_of_copy", c.fraction_of_copy}};
   for (const auto& [name, value] : metrics) {

@@ -40,6 +40,10 @@ bool is_model_mismatch(const Cell& c);
 // A metric as printed in tables: "n/a" where undefined (SPEC: shown as
 // unknown, never invented), "{:.3g}" otherwise.
 std::string short_number(std::optional<double> v);
+// The max ulp error as the tables show it: with the accumulator's own error
+// beside it where the op has one ("2.59e+04 (acc 0.594)"; docs/spec.md, "Row
+// statistics and the accumulator's own error").
+std::string ulp_error_text(const Cell& c);
 
 // JSON has no Inf or NaN: such a metric is written as null, and the reason
 // goes into error_note. Returns the note to write.

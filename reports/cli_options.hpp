@@ -13,6 +13,7 @@
 #include "kernels/op.hpp"
 #include "kernels/reduction.hpp"
 #include "kernels/shape.hpp"
+#include "reports/budget_metric.hpp"
 
 namespace ulpscope {
 
@@ -39,9 +40,18 @@ struct CliOptions {
   std::optional<double> eps;                 // rms, rmsnorm, layernorm (nullopt: MatrixSettings' default)
 
   BackendChoice backend = BackendChoice::automatic;
-  std::string format = "table";  // validated by reports/
+  // The main output: --format, or the format --out's extension names.
+  std::string format = "table";  // one of reports/report_format.hpp's names
   std::string out_path;          // empty: standard output
+  bool cells = false;            // the text table lists every cell after the verdict
+  // More outputs of the same run (--json, --md, --html, --csv FILE), each
+  // written atomically; in that order, whatever the command line's.
+  struct ExtraOutput {
+    std::string flag, format, path;
+  };
+  std::vector<ExtraOutput> extra_outputs;
   std::string input_path;        // --input FILE (.npy or raw with --dtype and --n)
+  std::vector<std::string> check_values;  // --check V,...: values got elsewhere, scored against --input's reference
   std::vector<std::string> kernel_libs;  // --kernel-lib FILE (plug-ins: plugin/ulpscope_plugin.h)
   double kernel_timeout = 60;            // seconds per plug-in host call, in a child process; 0: in-process
 
@@ -53,6 +63,7 @@ struct CliOptions {
   // The recommendation.
   std::optional<Op> recommend;
   std::optional<std::int64_t> hidden;
+  std::optional<BudgetMetric> budget_metric;  // --budget-metric
 
   // The seed gallery's evolution table (reports/gallery_table.hpp).
   bool gallery = false;

@@ -256,7 +256,7 @@ void write_html(const Report& report, std::ostream& out) {
         {false, c.shape},
         {false, c.distribution},
         {true, fmt::to_string(c.n)},
-        {true, short_number(c.ulp_error)},
+        {true, ulp_error_text(c)},
         {false, c.correctly_rounded ? "yes" : "no"},
         {true, c.rel_error ? fmt::format("{:.2e}", *c.rel_error) : "n/a"},
         {true, short_number(c.bound_ratio)},

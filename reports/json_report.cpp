@@ -13,6 +13,7 @@
 
 #include "formats/hex_float.hpp"
 #include "reports/cell_facts.hpp"
+#include "reports/verdict.hpp"
 
 namespace ulpscope {
 namespace {
@@ -50,6 +51,13 @@ ojson cell_to_json(const Cell& c) {
   j["rel_error"] = number_or_null(c.rel_error);
   j["condition"] = number_or_null(c.condition);
   j["bound_ratio"] = number_or_null(c.bound_ratio);
+  j["working_dtype"] = c.working_dtype.empty() ? ojson(nullptr) : ojson(c.working_dtype);
+  j["mean_ulp_error"] = number_or_null(c.mean_ulp_error);
+  j["rstd_ulp_error"] = number_or_null(c.rstd_ulp_error);
+  j["variance_ulp_error"] = number_or_null(c.variance_ulp_error);
+  j["ideal_ulp_error"] = number_or_null(c.ideal_ulp_error);
+  j["accumulator_ulp_error"] = number_or_null(c.accumulator_ulp_error);
+  j["statistics_note"] = c.statistics_note;
   j["error_note"] = error_note_for_export(c);
   j["correctly_rounded"] = c.correctly_rounded;
   j["matches_model"] = optional_value(c.matches_model);
@@ -66,6 +74,21 @@ ojson cell_to_json(const Cell& c) {
   j["throughput_n"] = optional_value(c.throughput_n);
   j["status"] = c.status;
   j["note"] = c.note;
+  return j;
+}
+
+ojson check_to_json(const UserValueCheck& c) {
+  ojson j;
+  j["label"] = c.label;
+  j["given"] = c.given;
+  j["value"] = c.value;
+  j["given_exactly"] = c.given_exactly;
+  j["op"] = c.op;
+  j["out_dtype"] = c.out_dtype;
+  j["reference"] = {{"rounded", c.reference_rounded}, {"exact", c.reference_exact}};
+  j["ulp_error"] = number_or_null(c.ulp_error);
+  j["error_note"] = c.error_note;
+  j["correctly_rounded"] = c.correctly_rounded;
   return j;
 }
 
@@ -125,6 +148,13 @@ class Fields {
     if (!v.is_number()) wrong(key, "a number or null");
     return v.get<double>();
   }
+  // Fields newer than the schema's first version: absent reads as null, so
+  // that older reports (baselines) still read.
+  std::optional<double> number_absent_or_null(std::string_view key) const {
+    const auto it = obj_.find(key);
+    if (it == obj_.end()) return std::nullopt;
+    return number_or_null(key);
+  }
   double number(std::string_view key) const {
     const auto& v = need(key);
     if (!v.is_number()) wrong(key, "a number");
@@ -148,6 +178,7 @@ class Fields {
     wrong(key, "a non-negative integer");
   }
   Fields object(std::string_view key) const { return Fields(need(key), where(key), source_); }
+  bool has(std::string_view key) const { return obj_.find(key) != obj_.end(); }
 
  private:
   std::int64_t checked_integer(std::string_view key, const nlohmann::json& v, std::int64_t lo,
@@ -201,6 +232,16 @@ Cell cell_from_json(const Fields& f) {
   c.rel_error = f.number_or_null("rel_error");
   c.condition = f.number_or_null("condition");
   c.bound_ratio = f.number_or_null("bound_ratio");
+  c.working_dtype = f.text_or_null("working_dtype");
+  const std::pair<const char*, std::optional<double>*> statistics[] = {
+      {"mean_ulp_error", &c.mean_ulp_error},   {"rstd_ulp_error", &c.rstd_ulp_error},
+      {"variance_ulp_error", &c.variance_ulp_error}, {"ideal_ulp_error", &c.ideal_ulp_error},
+      {"accumulator_ulp_error", &c.accumulator_ulp_error}};
+  for (const auto& [key, into] : statistics) {
+    *into = f.number_absent_or_null(key);
+    if (*into && **into < 0) f.fail(f.where(key), fmt::format("{} is negative", **into));
+  }
+  c.statistics_note = f.text_or_null("statistics_note");
   c.error_note = f.text("error_note");
   c.correctly_rounded = f.boolean("correctly_rounded");
   c.matches_model = f.boolean_or_null("matches_model");
@@ -223,7 +264,68 @@ Cell cell_from_json(const Fields& f) {
   return c;
 }
 
+UserValueCheck check_from_json(const Fields& f) {
+  UserValueCheck c;
+  c.label = f.text("label");
+  c.given = f.text("given");
+  c.value = f.hex("value");
+  c.given_exactly = f.boolean("given_exactly");
+  c.op = f.text("op");
+  c.out_dtype = f.text("out_dtype");
+  const Fields ref = f.object("reference");
+  c.reference_rounded = ref.hex("rounded");
+  c.reference_exact = ref.text("exact");
+  c.ulp_error = f.number_or_null("ulp_error");
+  if (c.ulp_error && *c.ulp_error < 0) f.fail(f.where("ulp_error"), fmt::format("{} is negative", *c.ulp_error));
+  c.error_note = f.text("error_note");
+  c.correctly_rounded = f.boolean("correctly_rounded");
+  return c;
+}
+
+ojson worst_to_json(const WorstError& w) {
+  if (w.cells == 0) return nullptr;
+  ojson j;
+  j["cells"] = w.cells;
+  j["max_ulp"] = number_or_null(w.max_ulp);
+  j["unbounded"] = w.unbounded;
+  j["distribution"] = w.distribution;
+  j["n"] = w.n;
+  j["seed"] = w.seed;
+  return j;
+}
+
+ojson same_bits_to_json(SameBits s) { return s == SameBits::not_measured ? ojson(nullptr) : ojson(s == SameBits::yes); }
+
 }  // namespace
+
+nlohmann::ordered_json verdicts_to_json(const std::vector<Verdict>& verdicts) {
+  ojson out = ojson::array();
+  for (const Verdict& v : verdicts) {
+    ojson j;
+    j["op"] = v.op;
+    j["dtype"] = v.dtype;
+    j["out_dtype"] = v.out_dtype;
+    j["accumulator"] = v.accumulator;
+    j["shape"] = v.shape;
+    j["axis"] = v.axis;
+    j["saturation"] = v.saturation.empty() ? ojson(nullptr) : ojson(v.saturation);
+    j["cells"] = v.cells;
+    j["failed"] = v.failed;
+    j["correctly_rounded"] = v.correctly_rounded;
+    j["worst"] = {{"realistic", worst_to_json(v.realistic)},
+                  {"adversarial", worst_to_json(v.adversarial)},
+                  {"user_input", worst_to_json(v.user_input)}};
+    j["same_bits"] = {{"run_to_run", same_bits_to_json(v.run_to_run)},
+                      {"across_configs", same_bits_to_json(v.across_configs)},
+                      {"across_orders", same_bits_to_json(v.across_orders)}};
+    j["throughput"] = v.gbps ? ojson{{"gbps", number_or_null(v.gbps)},
+                                     {"fraction_of_cub", number_or_null(v.fraction_of_cub)},
+                                     {"n", optional_value(v.throughput_n)}}
+                             : ojson(nullptr);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
 
 nlohmann::ordered_json report_to_json(const Report& report) {
   const auto& h = report.header;
@@ -244,9 +346,18 @@ nlohmann::ordered_json report_to_json(const Report& report) {
                    {"unavailable", ojson::array()}};
   for (const auto& [shape, reason] : h.unavailable)
     doc["header"]["unavailable"].push_back({{"shape", shape}, {"reason", reason}});
+  doc["header"]["input"] = h.input ? ojson{{"file", h.input->file},
+                                          {"stored_as", h.input->stored_as},
+                                          {"read_as", h.input->read_as},
+                                          {"conversion", h.input->conversion}}
+                                   : ojson(nullptr);
+  doc["verdicts"] = verdicts_to_json(verdicts(report.cells));
   ojson cells = ojson::array();
   for (const Cell& c : report.cells) cells.push_back(cell_to_json(c));
   doc["cells"] = std::move(cells);
+  ojson checks = ojson::array();
+  for (const UserValueCheck& c : report.checks) checks.push_back(check_to_json(c));
+  doc["checks"] = std::move(checks);
   return doc;
 }
 
@@ -282,11 +393,25 @@ Report report_from_json(const nlohmann::json& doc, std::string_view source) {
     const Fields u(unavailable[i], fmt::format("header.unavailable[{}]", i), source);
     report.header.unavailable.emplace_back(u.text("shape"), u.text("reason"));
   }
+  // Absent from reports of versions before --check (baselines stay readable).
+  if (h.has("input") && !h.need("input").is_null()) {
+    const Fields in = h.object("input");
+    report.header.input =
+        InputDescription{in.text("file"), in.text("stored_as"), in.text("read_as"), in.text("conversion")};
+  }
+  // The verdicts are derived from the cells (recomputed where needed): optional, not read back.
+  if (const auto v = doc.find("verdicts"); v != doc.end() && !v->is_array()) top.wrong("verdicts", "an array");
   const auto& cells = top.need("cells");
   if (!cells.is_array()) top.wrong("cells", "an array");
   report.cells.reserve(cells.size());
   for (std::size_t i = 0; i < cells.size(); ++i)
     report.cells.push_back(cell_from_json(Fields(cells[i], fmt::format("cells[{}]", i), source)));
+  if (top.has("checks")) {
+    const auto& checks = top.need("checks");
+    if (!checks.is_array()) top.wrong("checks", "an array");
+    for (std::size_t i = 0; i < checks.size(); ++i)
+      report.checks.push_back(check_from_json(Fields(checks[i], fmt::format("checks[{}]", i), source)));
+  }
   return report;
 }
 

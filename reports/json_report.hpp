@@ -7,10 +7,12 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "accuracy/cell.hpp"
+#include "reports/verdict.hpp"
 
 namespace ulpscope {
 
@@ -25,6 +27,9 @@ struct ReportInputError : std::runtime_error {
 // NaN) with the reason in error_note. Throws std::invalid_argument when
 // header.settings_json is not a JSON object.
 nlohmann::ordered_json report_to_json(const Report& report);
+// The report's "verdicts" array (docs/report-schema.md), for any format that
+// embeds them as data.
+nlohmann::ordered_json verdicts_to_json(const std::vector<Verdict>& verdicts);
 void write_json(const Report& report, std::ostream& out);
 
 // source names the input in error messages (a path, "<stdin>").

@@ -1,6 +1,7 @@
 #pragma once
 // The report as Markdown that fits a pull-request comment: the summary first,
-// then the worst cells, the rest folded in <details>.
+// then the verdict (one row per kernel, reports/verdict.hpp), the worst cells
+// by ULP error, the cells without one, the rest folded in <details>.
 #include <cstddef>
 #include <iosfwd>
 #include <string>

@@ -31,9 +31,12 @@ void write_report(const Report& report, ReportFormat format, std::ostream& out, 
   }
 }
 
-void write_report_file(const Report& report, ReportFormat format, const std::filesystem::path& path) {
+void write_report_file(const Report& report, ReportFormat format, const std::filesystem::path& path,
+                       const TableStyle& style) {
   std::ostringstream text;
-  write_report(report, format, text, TableStyle{});
+  TableStyle plain = style;
+  plain.colour = false;
+  write_report(report, format, text, plain);
   write_file_atomically(path, text.str());
 }
 

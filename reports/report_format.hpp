@@ -30,7 +30,9 @@ void write_report(const Report& report, ReportFormat format, std::ostream& out, 
 
 // Renders the whole report in memory, then replaces path atomically
 // (reports/atomic_file.hpp): a failure leaves the old file. Tables written to
-// files have no colour. Throws std::runtime_error with one line.
-void write_report_file(const Report& report, ReportFormat format, const std::filesystem::path& path);
+// files have no colour (style.colour is ignored). Throws std::runtime_error
+// with one line.
+void write_report_file(const Report& report, ReportFormat format, const std::filesystem::path& path,
+                       const TableStyle& style = {});
 
 }  // namespace ulpscope

@@ -1,6 +1,8 @@
 #pragma once
-// The terminal table (docs/spec.md, "What ulpscope measures", 1): cells grouped by op and
-// dtype, aligned columns, failed and non-deterministic cells marked.
+// The terminal report (docs/spec.md, "What ulpscope measures", 1): the verdict
+// first, one line per kernel (reports/verdict.hpp) with its legend, then, with
+// --cells, every cell grouped by op and format, failed and non-deterministic
+// cells marked. Lines fit 120 columns for the built-in kernels.
 #include <iosfwd>
 
 #include "accuracy/cell.hpp"
@@ -9,6 +11,7 @@ namespace ulpscope {
 
 struct TableStyle {
   bool colour = false;
+  bool cells = false;  // every cell after the verdict (--cells)
 };
 
 // Colour only on a terminal, and never when NO_COLOR is set to a non-empty

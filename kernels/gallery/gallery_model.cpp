@@ -189,21 +189,26 @@ float atomic_shared(const std::vector<float>& x, const Pass& q, int T, std::uint
   return acc;
 }
 
+// The first pass reads the input in place; each later pass the one before's outputs.
 template <class O>
-float reduce(Shape s, std::vector<float> values, const LaunchConfig& cfg, std::uint64_t seed) {
-  const Plan plan = make_plan(s, std::int64_t(values.size()), cfg.threads, cfg.blocks);
+float reduce(Shape s, const std::vector<float>& x, const LaunchConfig& cfg, std::uint64_t seed) {
+  const Plan plan = make_plan(s, std::int64_t(x.size()), cfg.threads, cfg.blocks);
   const int T = cfg.threads;
   if (plan.passes == 0) return O::identity();
+  std::vector<float> values;
   for (int k = 0; k < plan.passes; ++k) {
     const Pass& q = plan.pass[k];
+    const std::vector<float>& in = k == 0 ? x : values;
+    std::vector<float> next;
     switch (s) {
-      case Shape::v6_multi_add: values = v6_pass<O>(values, q, T); break;
-      case Shape::cluster: values = cluster_pass<O>(values, q, T); break;
-      case Shape::two_stage: values = two_stage_pass<O>(values, q, T); break;
-      case Shape::atomic_element: values = {atomic_element<O>(values, seed)}; break;
-      case Shape::atomic_shared: values = {atomic_shared<O>(values, q, T, seed)}; break;
-      default: values = chunk_pass<O>(s, values, q, T); break;
+      case Shape::v6_multi_add: next = v6_pass<O>(in, q, T); break;
+      case Shape::cluster: next = cluster_pass<O>(in, q, T); break;
+      case Shape::two_stage: next = two_stage_pass<O>(in, q, T); break;
+      case Shape::atomic_element: next = {atomic_element<O>(in, seed)}; break;
+      case Shape::atomic_shared: next = {atomic_shared<O>(in, q, T, seed)}; break;
+      default: next = chunk_pass<O>(s, in, q, T); break;
     }
+    values = std::move(next);
   }
   return values.front();
 }
@@ -256,7 +261,13 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& p, con
                           std::uint64_t seed) {
   if (auto why = gallery::unsupported(spec, p.axis)) throw std::invalid_argument(*why);
   if (auto why = bad_config(cfg)) throw std::invalid_argument(*why);
-  const std::vector<float> x = model::widen(*p.x);
+  // fp32 inputs are read in place, others from the caller's widened copy
+  // when there is one (ReductionProblem::x_float).
+  std::vector<float> own;
+  const auto* f32 = std::get_if<std::vector<float>>(&p.x->data());
+  const std::vector<float>& x = f32 != nullptr                                       ? *f32
+                                : p.x_float != nullptr && p.x_float->size() == p.x->size() ? *p.x_float
+                                                                                     : (own = model::widen(*p.x));
   switch (spec.in) {
     case Dtype::fp32: return run_in<Fp32Format>(spec, x, cfg, seed);
     case Dtype::fp16: return run_in<Fp16Format>(spec, x, cfg, seed);

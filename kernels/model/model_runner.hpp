@@ -26,12 +26,17 @@ inline std::vector<float> widen(const TypedArray& a) {
 }
 
 // The same without a copy where none is needed: fp32 arrays are read
-// in place, the narrower formats widened into a copy.
+// in place, as is a copy the caller widened once (ReductionProblem::x_float);
+// otherwise the narrower formats are widened into a copy.
 class FloatValues {
  public:
-  explicit FloatValues(const TypedArray& a) {
+  explicit FloatValues(const TypedArray& a, const std::vector<float>* widened = nullptr) {
     if (const auto* f = std::get_if<std::vector<float>>(&a.data())) {
       data_ = f->data();
+      return;
+    }
+    if (widened != nullptr && widened->size() == a.size()) {
+      data_ = widened->data();
       return;
     }
     copy_ = widen(a);
@@ -106,8 +111,9 @@ Finished reduce_one(const Job& job, const ReductionProblem& pb, const float* x, 
 template <class Fmt>
 ReductionResult run_model_in(const KernelSpec& spec, const ReductionProblem& pb, const LaunchConfig& cfg,
                              std::uint64_t seed) {
-  const FloatValues xs(*pb.x);
-  const std::optional<FloatValues> ys = pb.y ? std::optional<FloatValues>(std::in_place, *pb.y) : std::nullopt;
+  const FloatValues xs(*pb.x, pb.x_float);
+  const std::optional<FloatValues> ys =
+      pb.y ? std::optional<FloatValues>(std::in_place, *pb.y, pb.y_float) : std::nullopt;
   const float* x = xs.data();
   const float* y = ys ? ys->data() : nullptr;
   const Job job{spec, cfg, seed, vector_width(spec.in), pb.axis};
@@ -135,6 +141,8 @@ ReductionResult run_model_in(const KernelSpec& spec, const ReductionProblem& pb,
           const float* row = x + r * pb.cols;
           const Finished stats = reduce_one<R>(job, pb, row, nullptr, pb.cols, 1);
           const auto norm = RowNorm<typename R::value_t>::from(spec.op, stats, pb.cols, pb.eps);
+          res.statistics.push_back(double(norm.mean));
+          res.statistics.push_back(double(norm.scale));
           for (std::int64_t j = 0; j < pb.cols; ++j) {
             const double v = double(norm.apply(row[j], gs[j], bs[j]));
             res.values.push_back(round_to_out(v, spec.out, spec.sat));

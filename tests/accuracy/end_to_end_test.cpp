@@ -216,5 +216,45 @@ TEST(EndToEnd, EveryOpSizeAndAxisEitherRunsOrIsListedOnceAsNotRun) {
   EXPECT_EQ(not_run.size(), 2u * 2 + 2);
 }
 
+// A shape that gives an op no kernel along an axis (atomic: whole-array sums
+// only) is listed once per (op, dtype, axis, shape), with the reason; every
+// (op, axis, shape) of the matrix either has cells or is listed.
+TEST(EndToEnd, EveryOpAxisAndShapeEitherRunsOrIsListedOnceAsNotRun) {
+  MatrixSettings s;
+  s.ops = {Op::sum, Op::max, Op::rmsnorm};
+  s.dtypes = {Dtype::fp32};
+  s.accumulators = {Accumulator::fp32, Accumulator::fp64};
+  s.shapes = {Shape::tree, Shape::atomic};
+  s.distributions = {{Distribution::normal, std::nullopt}};
+  s.sizes = {4096};
+  s.seeds = {1, 2};
+  s.axes = {Axis::all, Axis::inner};
+  s.permutations = 0;
+  s.runs = 1;
+  const MatrixRun run = run_matrix(s, nullptr, {});
+  std::set<std::string> ran;
+  for (const Cell& c : run.cells) {
+    ASSERT_EQ(c.status, "ok") << c.op << ' ' << c.axis << ' ' << c.shape;
+    ran.insert(fmt::format("{} fp32 axis={} shape={}", c.op, c.axis, c.shape));
+  }
+  std::map<std::string, std::string> not_run;
+  for (const auto& [what, why] : run.unavailable) EXPECT_TRUE(not_run.emplace(what, why).second) << "twice: " << what;
+  for (const Op op : s.ops)
+    for (const Axis axis : is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s.axes)
+      for (const Shape shape : s.shapes) {
+        const std::string what = fmt::format("{} fp32 axis={} shape={}", to_string(op), to_string(axis),
+                                             to_string(shape));
+        EXPECT_NE(ran.count(what) + not_run.count(what), 0u) << what << " vanished without a not-run line";
+        EXPECT_FALSE(ran.count(what) && not_run.count(what)) << what << " both ran and is listed";
+      }
+  // atomic: max (both axes), sum along rows, rmsnorm; tree runs everything.
+  for (const char* gap : {"max fp32 axis=all shape=atomic", "max fp32 axis=inner shape=atomic",
+                          "sum fp32 axis=inner shape=atomic", "rmsnorm fp32 axis=inner shape=atomic"}) {
+    ASSERT_EQ(not_run.count(gap), 1u) << gap;
+    EXPECT_FALSE(not_run.at(gap).empty()) << gap;
+  }
+  EXPECT_EQ(not_run.size(), 4u);
+}
+
 }  // namespace
 }  // namespace ulpscope

@@ -176,8 +176,12 @@ TEST_F(InputFileTest, Uint16IsBf16BitsAndUint8IsFp8Bits) {
   EXPECT_EQ(bf.values.dtype(), Dtype::bf16);
   EXPECT_EQ(bf.rows, 2);
   for (std::size_t i = 0; i < b.size(); ++i) EXPECT_EQ(bf.values.at(i), decode<Bf16Format>(b[i]));
-  expect_error(bpath, [&] { read_npy(bpath, std::nullopt); }, "give --dtype bf16");
-  expect_error(bpath, [&] { read_npy(bpath, Dtype::fp16); }, "give --dtype bf16");
+  EXPECT_EQ(bf.conversion, "");  // bit patterns: nothing was converted
+  expect_error(bpath, [&] { read_npy(bpath, std::nullopt); }, "give --dtype fp16 or --dtype bf16");
+  expect_error(bpath, [&] { read_npy(bpath, Dtype::fp32); }, "uint16 data ('<u2') is read as fp16 or bf16 bit patterns");
+  const auto h = read_npy(bpath, Dtype::fp16);
+  EXPECT_EQ(h.values.dtype(), Dtype::fp16);
+  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_TRUE(same(h.values.at(i), decode<Fp16Format>(b[i]))) << i;
 
   const std::vector<std::uint8_t> q = {0x00, 0x38, 0x7E, 0x7F, 0xFE, 0x01};
   const std::string qpath = write("q.npy", npy(dict("|u1", "(6,)"), bytes_of(q)));
@@ -195,6 +199,71 @@ TEST_F(InputFileTest, Uint16IsBf16BitsAndUint8IsFp8Bits) {
   expect_error(qpath, [&] { read_npy(qpath, Dtype::bf16); }, "give --dtype fp8_e4m3 or --dtype fp8_e5m2");
 }
 
+
+// The 16- and 8-bit descrs that frameworks write for bit patterns: int16
+// views of fp16/bf16 tensors (tensor.view(torch.int16).numpy()), ml_dtypes'
+// bfloat16 ('<V2': kind 'V', byte order '='), a plain NumPy void ('|V2'),
+// ml_dtypes' float8 types ('<V1') and float8_e5m2 ('<f1', kind 'f').
+TEST_F(InputFileTest, BitPatternsOfEveryDescrFrameworksWrite) {
+  const std::vector<std::uint16_t> b = {0x3F80, 0xC040, 0x8001, 0x7F80};
+  for (const char* descr : {"<i2", "<u2", "<V2", "|V2"}) {
+    const std::string path = write("b.npy", npy(dict(descr, "(4,)"), bytes_of(b)));
+    const auto bf = read_npy(path, Dtype::bf16);
+    const auto h = read_npy(path, Dtype::fp16);
+    EXPECT_EQ(bf.source_dtype, descr);
+    EXPECT_EQ(bf.conversion, "") << descr;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      EXPECT_TRUE(same(bf.values.at(i), decode<Bf16Format>(b[i]))) << descr << " " << i;
+      EXPECT_TRUE(same(h.values.at(i), decode<Fp16Format>(b[i]))) << descr << " " << i;
+    }
+    expect_error(path, [&] { read_npy(path, std::nullopt); }, "is read as fp16 or bf16 bit patterns");
+    expect_error(path, [&] { read_npy(path, Dtype::fp8_e4m3); }, "give --dtype fp16 or --dtype bf16");
+  }
+  const std::vector<std::uint8_t> q = {0x00, 0x38, 0x7E, 0xFE, 0x01};
+  for (const char* descr : {"|u1", "|i1", "<V1", "|V1"}) {
+    const std::string path = write("q.npy", npy(dict(descr, "(5,)"), bytes_of(q)));
+    const auto e4 = read_npy(path, Dtype::fp8_e4m3);
+    const auto e5 = read_npy(path, Dtype::fp8_e5m2);
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      EXPECT_TRUE(same(e4.values.at(i), decode<Fp8E4M3Format>(q[i]))) << descr << " " << i;
+      EXPECT_TRUE(same(e5.values.at(i), decode<Fp8E5M2Format>(q[i]))) << descr << " " << i;
+    }
+    expect_error(path, [&] { read_npy(path, std::nullopt); }, "give --dtype fp8_e4m3 or --dtype fp8_e5m2");
+    expect_error(path, [&] { read_npy(path, Dtype::bf16); }, "is read as fp8 bit patterns");
+  }
+  // '<f1' is float8_e5m2's values: read as such without --dtype.
+  const std::string f1 = write("f1.npy", npy(dict("<f1", "(5,)"), bytes_of(q)));
+  const auto e5 = read_npy(f1, std::nullopt);
+  EXPECT_EQ(e5.values.dtype(), Dtype::fp8_e5m2);
+  EXPECT_EQ(e5.conversion, "");
+  for (std::size_t i = 0; i < q.size(); ++i) EXPECT_TRUE(same(e5.values.at(i), decode<Fp8E5M2Format>(q[i]))) << i;
+  // Other 2-byte kinds stay refused.
+  expect_npy_error("f2big.npy", npy(dict(">f2", "(4,)"), bytes_of(b)), Dtype::fp16, "unsupported dtype '>f2'");
+  expect_npy_error("c.npy", npy(dict("<V4", "(4,)"), bytes_of(b)), Dtype::bf16, "unsupported dtype '<V4'");
+}
+
+// Values rounded into another format are never silent: the conversion says
+// what was converted to what, why, and how many values changed.
+TEST_F(InputFileTest, ConversionsToAnotherFormatAreSaid) {
+  // fp16 1 + 2^-10 is not a bf16 value (8 bits of precision); 3 and 0.5 are.
+  const std::vector<std::uint16_t> h = {0x3C01, 0x4200, 0x3800};
+  const std::string hpath = write("h.npy", npy(dict("<f2", "(3,)"), bytes_of(h)));
+  EXPECT_EQ(read_npy(hpath, std::nullopt).conversion, "");
+  EXPECT_EQ(read_npy(hpath, Dtype::fp16).conversion, "");
+  const auto bf = read_npy(hpath, Dtype::bf16);
+  EXPECT_EQ(bf.values.dtype(), Dtype::bf16);
+  EXPECT_EQ(bf.conversion, "float16 data ('<f2') converted to bf16 (--dtype bf16): 1 of 3 values rounded");
+  EXPECT_EQ(read_npy(hpath, Dtype::fp32).conversion,
+            "float16 data ('<f2') converted to fp32 (--dtype fp32): 0 of 3 values rounded");
+  const std::string dpath = write("d.npy", npy(dict("<f8", "(2,)"), bytes_of(std::vector<double>{0.1, 0.5})));
+  EXPECT_EQ(read_npy(dpath, std::nullopt).conversion,
+            "float64 data ('<f8') converted to fp32 (give --dtype to choose the format): 1 of 2 values rounded");
+  EXPECT_EQ(read_npy(dpath, Dtype::fp16).conversion,
+            "float64 data ('<f8') converted to fp16 (--dtype fp16): 1 of 2 values rounded");
+  const std::string f1 = write("f1.npy", npy(dict("<f1", "(1,)"), std::string(1, char(0x3C))));  // e5m2 1.0
+  EXPECT_EQ(read_npy(f1, Dtype::fp8_e4m3).conversion,
+            "float8_e5m2 (ml_dtypes) data ('<f1') converted to fp8_e4m3 (--dtype fp8_e4m3): 0 of 1 values rounded");
+}
 
 TEST_F(InputFileTest, FormatVersions2And3AndOtherSpellingsOfTheHeader) {
   const std::vector<float> v = {1.5f, -2.0f};
@@ -347,6 +416,13 @@ TEST(NumpyWrittenFiles, AreReadAsWritten) {
   const auto q = read_npy(fixture("u1_1d.npy"), Dtype::fp8_e4m3);
   EXPECT_EQ(q.source_dtype, "|u1");
   EXPECT_EQ(q.values.to_doubles(), (std::vector<double>{0.0, 1.0, 448.0, -448.0}));
+
+  const auto i2 = read_npy(fixture("i2_1d.npy"), Dtype::fp16);
+  EXPECT_EQ(i2.source_dtype, "<i2");
+  EXPECT_EQ(i2.values.to_doubles(), (std::vector<double>{1.0, -2.0, 4448.0}));
+  const auto v2 = read_npy(fixture("v2_1d.npy"), Dtype::bf16);
+  EXPECT_EQ(v2.source_dtype, "|V2");
+  EXPECT_EQ(v2.values.to_doubles(), (std::vector<double>{1.0, -3.0, HUGE_VAL}));
 
   EXPECT_EQ(read_npy(fixture("empty.npy"), std::nullopt).values.size(), 0u);
   for (const char* name : {"f4_v2.npy", "f4_v3.npy"})

@@ -55,6 +55,25 @@ TEST(KernelLibCli, BesideBuiltInKernelsWhenAsked) {
     EXPECT_NE(r.output.find(shape), std::string::npos) << shape << "\n" << r.output;
 }
 
+// --recommend: the plug-in's kernels of the op and format are candidates
+// beside the built-in accumulators, with no cost estimate on the CPU.
+TEST(KernelLibCli, RecommendTakesThePluginsKernelsAsCandidates) {
+  const auto r = run("--recommend sum --dtype fp32 --hidden 1024 --kernel-lib " + kGood +
+                     " --backend cpu -q --dist normal --seed 1 --format json");
+  ASSERT_TRUE(r.status == 0 || r.status == 1) << r.output;
+  const auto j = nlohmann::json::parse(r.output.substr(0, r.output.rfind('}') + 1));
+  bool mine = false;
+  for (const auto& k : j["candidates"]) {
+    if (k["name"] != "c_serial_sum") continue;
+    mine = true;
+    EXPECT_TRUE(k["user_kernel"].get<bool>());
+    EXPECT_TRUE(k["cost"].is_null());
+    EXPECT_TRUE(k["groups"].contains("realistic"));
+  }
+  EXPECT_TRUE(mine) << r.output;
+  EXPECT_EQ(run("--recommend rmsnorm --dtype fp32 --hidden 64 --kernel-lib " + kGood + " --backend cpu -q").status, 2);
+}
+
 TEST(KernelLibCli, ALibraryErrorFailsItsCellsAndTheRun) {
   const auto r = run("--kernel-lib " + kGood + " --backend cpu -q --dist normal --n 33 --format csv");
   EXPECT_EQ(r.status, 1) << r.output;

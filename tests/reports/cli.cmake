@@ -16,3 +16,12 @@ if(TARGET accuracy_report)
   add_dependencies(input_cli_tests accuracy_report)
   gtest_discover_tests(input_cli_tests)
 endif()
+
+# --recommend through the real program: JSON, --dist, --eps, exit statuses.
+if(TARGET accuracy_report)
+  add_executable(recommend_cli_tests ${CMAKE_CURRENT_LIST_DIR}/recommend_cli_test.cpp)
+  target_link_libraries(recommend_cli_tests PRIVATE nlohmann_json::nlohmann_json GTest::gtest_main)
+  target_compile_definitions(recommend_cli_tests PRIVATE ULPSCOPE_ACCURACY_REPORT="$<TARGET_FILE:accuracy_report>")
+  add_dependencies(recommend_cli_tests accuracy_report)
+  gtest_discover_tests(recommend_cli_tests PROPERTIES TIMEOUT 300)
+endif()

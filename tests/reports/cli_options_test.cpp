@@ -1,7 +1,12 @@
 #include "reports/cli_options.hpp"
 
+#include "accuracy/distribution.hpp"
+
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -148,6 +153,77 @@ TEST(Cli, EpsIsAFiniteNumberAboveZero) {
   const auto at = help.message.find("--eps");
   ASSERT_NE(at, std::string::npos);
   EXPECT_NE(help.message.find("default 1e-06", at), std::string::npos) << help.message.substr(at, 300);
+}
+
+// --out's name picks the format, and may not contradict --format; more
+// outputs of the same run with --json, --md, --html, --csv.
+TEST(Cli, OutNamePicksTheFormatOrIsRefusedWhenItContradictsFormat) {
+  const std::pair<const char*, const char*> picked[] = {
+      {"r.json", "json"}, {"r.md", "md"}, {"r.html", "html"}, {"r.htm", "html"}, {"r.csv", "csv"}, {"r.txt", "table"},
+      {"r.out", "table"}, {"report", "table"}};
+  for (const auto& [path, format] : picked) EXPECT_EQ(ok({"--out", path}).format, format) << path;
+  EXPECT_EQ(ok({"--out", "r.json", "--format", "json"}).format, "json");
+  EXPECT_EQ(ok({"--out", "r.out", "--format", "md"}).format, "md");  // no known extension: --format says
+  const CliExit e = fails({"--out", "r.json", "--format", "md"});
+  EXPECT_EQ(e.status, 2);
+  EXPECT_EQ(e.message, "--out r.json names a json file but --format is md (drop one of them)");
+  EXPECT_EQ(fails({"--format", "table", "--out", "r.csv"}).status, 2);  // even the default, said aloud
+}
+
+TEST(Cli, ExtraOutputsAreKeptInOrderAndTheirNamesMustAgree) {
+  const auto o = ok({"--md", "r.md", "--json", "r.json", "--csv", "r.data", "--html", "r.html", "--cells"});
+  ASSERT_EQ(o.extra_outputs.size(), 4u);
+  // In the order of the flags' table (json, md, html, csv), whatever the command line's order.
+  EXPECT_EQ(o.extra_outputs[0].format, "json");
+  EXPECT_EQ(o.extra_outputs[0].path, "r.json");
+  EXPECT_EQ(o.extra_outputs[1].format, "md");
+  EXPECT_EQ(o.extra_outputs[2].format, "html");
+  EXPECT_EQ(o.extra_outputs[3].format, "csv");
+  EXPECT_EQ(o.extra_outputs[3].path, "r.data");
+  EXPECT_EQ(o.format, "table");
+  EXPECT_TRUE(o.cells);
+  const CliExit e = fails({"--json", "r.md"});
+  EXPECT_EQ(e.status, 2);
+  EXPECT_EQ(e.message, "--json r.md names a md file (give it a .json name)");
+  EXPECT_EQ(fails({"--gallery", "--md", "g.md"}).status, 2);
+  EXPECT_EQ(fails({"--gallery", "--cells"}).status, 2);
+  EXPECT_EQ(fails({"--baseline", "b.json", "--current", "c.json", "--json", "r.json"}).status, 2);
+}
+
+// --help: the defaults, every distribution in one line, the exit statuses,
+// examples that parse.
+TEST(Cli, HelpShowsDefaultsDistributionsExitStatusesAndExamples) {
+  const CliExit help = fails({"--help"});
+  ASSERT_EQ(help.status, 0);
+  const std::string& h = help.message;
+  for (const char* text : {"(default: fp32)", "(default: 1023, 2^16+3; --full: 1, 33, 1023, 4097, 2^20+3, 2^24)", "(default: all but min; --full: all)",
+                           "(default: 1; --full: 1, 2, 3)", "(default: 3; --full: 10)",
+                           "all, with ill_conditioned:1e8, ill_conditioned:1e16", "(default 2^26; 0: not measured)",
+                           "(default auto)", "default: table, or what --out's name ends with",
+                           "(default satfinite)", "(default 4096)", "--cells", "--json", "--md", "--html", "--csv"})
+    EXPECT_NE(h.find(text), std::string::npos) << text << "\n" << h;
+  for (const DistributionSummary& d : kDistributionSummaries) {
+    const std::string line = fmt::format("\n  {:<19} {:<12} {}\n", to_string(d.d), to_string(d.group), d.summary);
+    EXPECT_NE(h.find(line), std::string::npos) << line;
+  }
+  const auto exits = h.find("Exit status:\n  0  done\n  1  a cell failed, or the gate found a regression");
+  EXPECT_NE(exits, std::string::npos) << h;
+  EXPECT_NE(h.find("\n  2  bad usage or input", exits), std::string::npos);
+  // Every example parses as it is written.
+  const auto examples = h.find("Examples:\n");
+  ASSERT_NE(examples, std::string::npos);
+  std::istringstream in(h.substr(examples));
+  int parsed = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("  accuracy_report ", 0) != 0) continue;
+    const std::string command = line.substr(2, line.find("   ", 2) - 2);
+    std::vector<std::string> args;
+    std::istringstream words(command.substr(command.find(' ') + 1));
+    for (std::string w; words >> w;) args.push_back(w);
+    ok(args);
+    ++parsed;
+  }
+  EXPECT_GE(parsed, 5);
 }
 
 }  // namespace

@@ -220,6 +220,41 @@ TEST(JsonReport, InvalidSettingsAreNotWritten) {
   EXPECT_TRUE(out.str().empty());
 }
 
+TEST(JsonReport, VerdictsComeBeforeTheCellsAndReportsReadWithOrWithoutThem) {
+  Report r = test::sample_report();
+  r.cells[2].distribution = "ill_conditioned:1e16";
+  r.cells[2].ulp_error = 12345.5;
+  const std::string text = json_text(r);
+  EXPECT_LT(text.find("\"verdicts\""), text.find("\"cells\""));
+  auto doc = nlohmann::json::parse(text);
+  ASSERT_EQ(doc["verdicts"].size(), verdicts(r.cells).size());
+  const auto& exact = doc["verdicts"][2];
+  EXPECT_EQ(exact["accumulator"], "exact");
+  EXPECT_EQ(exact["cells"], 1);
+  EXPECT_TRUE(exact["worst"]["realistic"].is_null());
+  EXPECT_EQ(exact["worst"]["adversarial"]["max_ulp"].get<double>(), 12345.5);
+  EXPECT_EQ(exact["worst"]["adversarial"]["distribution"], "ill_conditioned:1e16");
+  EXPECT_EQ(exact["worst"]["adversarial"]["unbounded"], false);
+  EXPECT_EQ(exact["same_bits"]["run_to_run"], true);
+  EXPECT_TRUE(exact["same_bits"]["across_orders"].is_null());
+  EXPECT_EQ(exact["throughput"]["gbps"].get<double>(), 900.0);
+  const auto& fp8 = doc["verdicts"][6];
+  EXPECT_EQ(fp8["saturation"], "nosat");
+  EXPECT_TRUE(fp8["worst"]["adversarial"]["max_ulp"].is_null());
+  EXPECT_EQ(fp8["worst"]["adversarial"]["unbounded"], true);
+  const auto& failed = doc["verdicts"][7];
+  EXPECT_EQ(failed["failed"], 1);
+  EXPECT_TRUE(failed["throughput"].is_null());
+  // Derived from the cells: a report reads the same with or without them.
+  const Report with = read_text_report(text);
+  doc.erase("verdicts");
+  const Report without = read_text_report(doc.dump());
+  EXPECT_EQ(with.cells.size(), without.cells.size());
+  EXPECT_EQ(json_text(with), json_text(without));
+  doc["verdicts"] = "yes";
+  EXPECT_NE(read_error(doc.dump()).find("verdicts"), std::string::npos);
+}
+
 TEST(JsonReport, EmptyReportRoundTrips) {
   Report r;
   r.header.backend = "cpu";

@@ -68,6 +68,28 @@ TEST_F(JsonSchema, WrittenReportsAreValid) {
   EXPECT_EQ(valid, (std::vector<bool>{true, true})) << output_;
 }
 
+// An --input run's header and --check values, and a check that breaks them.
+TEST_F(JsonSchema, InputAndChecksAreValid) {
+  Report r = test::sample_report();
+  r.header.input = InputDescription{"x.npy", "<V2", "bf16", ""};
+  UserValueCheck u;
+  u.label = "user value 1";
+  u.given = "4444";
+  u.value = "0x1.15cp+12";
+  u.op = "sum";
+  u.out_dtype = "fp32";
+  u.reference_rounded = "0x1.16p+12";
+  u.reference_exact = "4448";
+  u.ulp_error = 8192;
+  r.checks.push_back(u);
+  std::ostringstream out;
+  write_json(r, out);
+  auto broken = nlohmann::json::parse(out.str());
+  broken["checks"][0]["value"] = "4444";
+  const auto [status, valid] = validate({out.str(), broken.dump()});
+  EXPECT_EQ(valid, (std::vector<bool>{true, false})) << output_;
+}
+
 TEST_F(JsonSchema, BrokenReportsAreInvalid) {
   const auto good = nlohmann::json::parse(sample_json());
   const std::pair<const char*, void (*)(nlohmann::json&)> breakages[] = {

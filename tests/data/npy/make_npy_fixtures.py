@@ -19,3 +19,8 @@ np.save("i4.npy", np.arange(4, dtype=np.int32))
 np.save("f4_big_endian.npy", np.arange(4, dtype=">f4"))
 np.save("f4_3d.npy", np.zeros((2, 2, 2), dtype=np.float32))
 np.save("f4_scalar.npy", np.float32(1.0))
+# Bit patterns as frameworks hand them over: an fp16 tensor viewed as int16
+# ('<i2'), and bf16 bits as a 2-byte void ('|V2'; ml_dtypes' bfloat16 writes
+# '<V2', which NumPy itself cannot spell).
+np.save("i2_1d.npy", np.array([1.0, -2.0, 4448.0], dtype=np.float16).view(np.int16))
+np.save("v2_1d.npy", np.array([0x3F80, 0xC040, 0x7F80], dtype=np.uint16).view("V2"))
