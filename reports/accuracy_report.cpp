@@ -326,7 +326,7 @@ std::string why_nothing(const MatrixSettings& s, const std::vector<std::pair<std
 int run(const CliOptions& o) {
   check_outputs(o);
   if (o.gallery) return run_gallery(o);
-  const GateOptions gate_options{o.ulp_tolerance.value_or(0), o.throughput_tolerance};
+  const GateOptions gate_options{o.ulp_tolerance.value_or(0), o.throughput_tolerance, o.label};
   if (!o.check_values.empty() && !o.current_path.empty())
     throw UsageProblem("--check does not go with --current (it scores values against an --input file's reference)");
   // Comparing two stored reports needs no run.
@@ -334,7 +334,7 @@ int run(const CliOptions& o) {
     const GateOutcome g = gate_report_files(o.baseline_path, o.current_path, gate_options);
     if (!g.result) throw UsageProblem(g.error);
     std::cout << g.result->markdown;
-    if (!o.gate_summary_path.empty()) write_file_atomically(o.gate_summary_path, g.result->markdown);
+    publish_gate_summary(g.result->markdown, o.gate_summary_path);
     return o.gate ? g.status : 0;
   }
 
@@ -435,7 +435,7 @@ int run(const CliOptions& o) {
   if (baseline) {
     const GateResult g = run_gate(*baseline, report, gate_options);
     std::cerr << g.markdown;
-    if (!o.gate_summary_path.empty()) write_file_atomically(o.gate_summary_path, g.markdown);
+    publish_gate_summary(g.markdown, o.gate_summary_path);
     if (o.gate) return gate_exit_status(g);
   }
   return failed ? 1 : 0;

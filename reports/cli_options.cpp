@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -332,8 +333,12 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
   app.add_option("--throughput-tolerance", o.throughput_tolerance,
                  "Allowed relative drop of throughput in [0, 1], e.g. 0.1 (gate)")
       ->group("Gate");
-  app.add_option("--gate-summary", o.gate_summary_path, "Write the gate's Markdown summary to FILE")
+  app.add_option("--gate-summary", o.gate_summary_path,
+                 "Write the gate's Markdown summary to FILE (also appended to $GITHUB_STEP_SUMMARY when set)")
       ->type_name("FILE")
+      ->group("Gate");
+  app.add_option("--label", o.label, "Name the current run (a commit, a branch) in the gate's summary")
+      ->type_name("TEXT")
       ->group("Gate");
   app.add_option("--recommend", recommend, "Choose the accumulator for rmsnorm, layernorm, norm2 or sum")
       ->group("Recommend");
@@ -453,6 +458,10 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
                                    o.extra_outputs.front().flag)};
     if (o.gate && o.baseline_path.empty()) throw UsageError{"--gate needs --baseline FILE"};
     if (!o.current_path.empty() && o.baseline_path.empty()) throw UsageError{"--current needs --baseline FILE"};
+    if (!o.label.empty() && o.baseline_path.empty())
+      throw UsageError{"--label needs --baseline FILE (it names the current run in the gate's summary)"};
+    if (std::any_of(o.label.begin(), o.label.end(), [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; }))
+      throw UsageError{"bad --label: one line of text, without control characters"};
   } catch (const CLI::CallForHelp&) {
     return CliExit{0, app.help()};
   } catch (const CLI::CallForAllHelp&) {

@@ -57,6 +57,7 @@ struct CliOptions {
 
   // The gate.
   std::string baseline_path, current_path, gate_summary_path;
+  std::string label;  // --label: names the current run (a commit, a PR) in the gate's summary
   bool gate = false;
   std::optional<double> ulp_tolerance, throughput_tolerance;
 

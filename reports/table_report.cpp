@@ -179,8 +179,12 @@ struct Grouped {
 // the share correctly rounded, the three reproducibility answers, throughput.
 constexpr std::array<DistributionGroup, 3> kGroups = {DistributionGroup::realistic, DistributionGroup::adversarial,
                                                       DistributionGroup::user_input};
-// In the enumeration's order, so that a group's value is its index.
-static_assert(kGroups[static_cast<std::size_t>(DistributionGroup::user_input)] == DistributionGroup::user_input);
+// The column of a group (the verdict counts special values as adversarial).
+constexpr std::size_t column_of(DistributionGroup g) {
+  for (std::size_t i = 0; i < kGroups.size(); ++i)
+    if (kGroups[i] == g) return i;
+  return 1;
+}
 
 std::string throughput_cell(const Verdict& v) {
   if (!v.gbps) return "not measured";
@@ -257,7 +261,7 @@ void write_verdict(const Report& report, std::ostream& out, const TableStyle& st
     worst_meaning = fmt::format("{}: the largest error in ULPs over those distributions (accuracy_report --help lists "
                                 "them), and where it occurred",
                                 fmt::join(generated, ", "));
-  if (present[static_cast<std::size_t>(DistributionGroup::user_input)])
+  if (present[column_of(DistributionGroup::user_input)])
     worst_meaning += std::string(worst_meaning.empty() ? "" : "; ") +
                      "user input: the largest error in ULPs on the --input data";
   legend += wrapped(fmt::format("  {}; inf: a non-finite result where the correctly rounded one is finite, or the "

@@ -73,6 +73,38 @@ TEST_F(GateCli, ReRunningTheBaselinesMatrixPasses) {
   EXPECT_EQ(c.status, 0) << c.output;
 }
 
+// --label names the run in the summary; $GITHUB_STEP_SUMMARY, when set, gets
+// the summary appended, as well as --gate-summary FILE.
+TEST_F(GateCli, TheSummaryNamesTheLabelAndReachesTheStepSummary) {
+  test::write_text(path("step.md"), "an earlier step\n");
+  const auto r = test::run_command("GITHUB_STEP_SUMMARY=" + path("step.md") + " " + kTool + " --backend cpu -q --baseline " +
+                                   path("base.json") + " --gate --label 'my-branch @ 1a2b3c4' --gate-summary " +
+                                   path("label.md") + " --format json --out " + path("label.json"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  const std::string md = test::read_text(path("label.md"));
+  EXPECT_NE(md.find("### ulpscope gate: ✅ pass · my-branch @ 1a2b3c4"), std::string::npos) << md;
+  EXPECT_NE(md.find("- current: **my-branch @ 1a2b3c4**"), std::string::npos) << md;
+  EXPECT_EQ(test::read_text(path("step.md")), "an earlier step\n" + md + "\n");
+  // Stored reports too, without --gate-summary.
+  const auto c = test::run_command("GITHUB_STEP_SUMMARY=" + path("step.md") + " " + kTool + " --baseline " +
+                                   path("base.json") + " --current " + path("label.json") + " --gate");
+  EXPECT_EQ(c.status, 0) << c.output;
+  const std::string step = test::read_text(path("step.md"));
+  const std::string before = "an earlier step\n" + md + "\n";  // appended after the first summary
+  EXPECT_EQ(step.substr(0, before.size()), before);
+  EXPECT_EQ(step.rfind("### ulpscope gate"), before.size()) << step;
+}
+
+TEST_F(GateCli, ALabelWithoutABaselineIsStatusTwo) {
+  for (const std::string& args : {std::string("--backend cpu -q --label x --op sum --n 100"),
+                                  std::string("--baseline ") + path("base.json") + " --current " + path("base.json") +
+                                      " --label \"$(printf 'two\\nlines')\""}) {
+    const auto r = run(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("--label"), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(GateCli, ABetterBaselineMeansARegression) {
   auto doc = load("base.json");
   // The worst cell's error, shrunk in the baseline: the run now looks worse.

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/atomic_file.hpp"
 #include "reports/gate.hpp"
 #include "reports/json_report.hpp"
 #include "reports/report_format.hpp"
@@ -17,6 +18,12 @@
 
 namespace ulpscope {
 namespace {
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
 
 // A change to the current report, the options, and what the gate must say.
 struct GateCase {
@@ -47,8 +54,8 @@ const GateCase kCases[] = {
      kGateRegression, FindingKind::no_longer_correctly_rounded},
     {"runs_become_non_deterministic", [](Report& r) { r.cells[0].distinct_results = 2; }, {}, kGateRegression,
      FindingKind::became_non_deterministic},
-    {"configs_become_non_deterministic", [](Report& r) { r.cells[0].distinct_across_configs = 2; }, {},
-     kGateRegression, FindingKind::became_non_deterministic},
+    {"configs_become_dependent", [](Report& r) { r.cells[0].distinct_across_configs = 2; }, {},
+     kGateRegression, FindingKind::became_config_dependent},
     {"already_non_deterministic_stays_so", [](Report& r) { r.cells[3].distinct_results = 4; }, {}, kGatePass,
      std::nullopt},
     {"matches_model_turns_false", [](Report& r) { r.cells[0].matches_model = false; }, {}, kGateRegression,
@@ -149,8 +156,97 @@ TEST(Gate, SummaryNamesTheCellAndTheChange) {
   const GateResult r = run_gate(baseline, current, {});
   EXPECT_NE(r.markdown.find("sum fp16->fp16 fp32 tree normal n=1024 seed=1"), std::string::npos) << r.markdown;
   EXPECT_NE(r.markdown.find("max ulp_error 0.5 -> 3"), std::string::npos) << r.markdown;
-  EXPECT_NE(r.markdown.find("**1 regression**"), std::string::npos) << r.markdown;
+  EXPECT_NE(r.markdown.find("**1 of 8 baseline cells regressed**"), std::string::npos) << r.markdown;
   EXPECT_EQ(r.compared_cells, baseline.cells.size());
+  // The values in decimal beside their hex-floats: the result, the correctly
+  // rounded reference, and the exact value.
+  EXPECT_NE(r.markdown.find("result 0x1.804p+0 (1.5009765625), correctly rounded 0x1.8p+0 (1.5), exact 1.5000000"),
+            std::string::npos)
+      << r.markdown;
+}
+
+// A cell whose error grew and that lost correct rounding shows its values once.
+TEST(Gate, ACellsValuesAreToldOnce) {
+  Report baseline = test::sample_report();
+  baseline.cells[0].correctly_rounded = true;
+  Report current = baseline;
+  current.cells[0].correctly_rounded = false;
+  current.cells[0].ulp_error = 3.0;
+  const GateResult r = run_gate(baseline, current, {});
+  EXPECT_EQ(r.regressions(), 2u);
+  EXPECT_EQ(count_of(r.markdown, "correctly rounded 0x1.8p+0 (1.5)"), 1u) << r.markdown;
+}
+
+TEST(Gate, SummaryNamesTheLabelledRun) {
+  const Report baseline = test::sample_report();
+  Report current = baseline;
+  current.cells[0].ulp_error = 3.0;
+  GateOptions options;
+  options.label = "feature/faster-sum @ 1a2b3c4";
+  const GateResult r = run_gate(baseline, current, options);
+  EXPECT_NE(r.markdown.find("### ulpscope gate: ❌ FAIL · feature/faster-sum @ 1a2b3c4"), std::string::npos)
+      << r.markdown;
+  EXPECT_NE(r.markdown.find("- current: **feature/faster-sum @ 1a2b3c4**, commit abc1234"), std::string::npos)
+      << r.markdown;
+}
+
+// Bits that change across permutations of the input are an order
+// sensitivity, told apart from run-to-run non-determinism.
+TEST(Gate, OrderSensitivityIsNotNonDeterminism) {
+  Report baseline = test::sample_report();
+  baseline.cells[0].permutations = 3;
+  baseline.cells[0].distinct_across_permutations = 1;
+  Report current = baseline;
+  current.cells[0].distinct_across_permutations = 2;
+  const GateResult r = run_gate(baseline, current, {});
+  ASSERT_EQ(r.findings.size(), 1u) << r.markdown;
+  EXPECT_EQ(r.findings[0].kind, FindingKind::became_order_sensitive);
+  EXPECT_NE(r.markdown.find("became order-sensitive (input permutations)"), std::string::npos) << r.markdown;
+  EXPECT_EQ(r.markdown.find("non-deterministic"), std::string::npos) << r.markdown;
+}
+
+// A cell that regressed is never also called improved: its better number is
+// told beside the regression, and the cell is counted once.
+TEST(Gate, ACellIsNeverBothWorseAndImproved) {
+  Report baseline = test::sample_report();
+  baseline.cells[0].correctly_rounded = true;
+  Report current = baseline;
+  current.cells[0].correctly_rounded = false;
+  current.cells[0].ulp_error = 0.25;
+  const GateResult r = run_gate(baseline, current, {});
+  EXPECT_EQ(gate_exit_status(r), kGateRegression);
+  EXPECT_EQ(r.regressed_cells(), 1u);
+  std::vector<FindingKind> kinds;
+  for (const auto& f : r.findings) kinds.push_back(f.kind);
+  EXPECT_EQ(kinds, (std::vector<FindingKind>{FindingKind::also_changed, FindingKind::no_longer_correctly_rounded}))
+      << r.markdown;
+  EXPECT_NE(r.markdown.find("0 cells improved"), std::string::npos) << r.markdown;
+  EXPECT_EQ(r.markdown.find("<details>"), std::string::npos) << r.markdown;
+  EXPECT_NE(r.markdown.find("**also changed**: max ulp_error 0.5 -> 0.25"), std::string::npos) << r.markdown;
+}
+
+// --gate-summary FILE is replaced; $GITHUB_STEP_SUMMARY is appended to, as
+// GitHub Actions expects of every step.
+TEST(Gate, SummaryGoesToTheFileAndTheStepSummary) {
+  test::ScratchDir dir;
+  test::write_text(dir / "step.md", "an earlier step\n");
+  test::write_text(dir / "gate.md", "an old summary\n");
+  ::setenv("GITHUB_STEP_SUMMARY", (dir / "step.md").c_str(), 1);
+  publish_gate_summary("### ulpscope gate: ✅ pass\n", dir / "gate.md");
+  EXPECT_EQ(test::read_text(dir / "gate.md"), "### ulpscope gate: ✅ pass\n");
+  EXPECT_EQ(test::read_text(dir / "step.md"), "an earlier step\n### ulpscope gate: ✅ pass\n\n");
+  // Without --gate-summary, the step summary alone.
+  publish_gate_summary("second\n", {});
+  EXPECT_EQ(test::read_text(dir / "step.md"), "an earlier step\n### ulpscope gate: ✅ pass\n\nsecond\n\n");
+  // A step summary that cannot be written is one clear error.
+  ::setenv("GITHUB_STEP_SUMMARY", (dir / "missing" / "step.md").c_str(), 1);
+  try {
+    publish_gate_summary("x\n", {});
+    ADD_FAILURE() << "wrote to a missing directory";
+  } catch (const OutputFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("$GITHUB_STEP_SUMMARY"), std::string::npos) << e.what();
+  }
+  ::unsetenv("GITHUB_STEP_SUMMARY");
 }
 
 TEST(Gate, SeveralRegressionsAreAllReported) {
@@ -163,6 +259,19 @@ TEST(Gate, SeveralRegressionsAreAllReported) {
   const GateResult r = run_gate(baseline, current, {});
   EXPECT_EQ(r.regressions(), 4u) << r.markdown;
   EXPECT_EQ(gate_exit_status(r), kGateRegression);
+  // Cells are counted, not reasons, and a cell's reasons share its one row.
+  EXPECT_EQ(r.regressed_cells(), 3u);
+  EXPECT_NE(r.markdown.find("**3 of 8 baseline cells regressed**"), std::string::npos) << r.markdown;
+  EXPECT_NE(r.markdown.find("#### Regressions (3 cells)"), std::string::npos) << r.markdown;
+  EXPECT_EQ(count_of(r.markdown, "| sum fp16->fp16 fp32 tree normal n=1024 seed=1 |"), 1u) << r.markdown;
+  EXPECT_NE(r.markdown.find("**ulp error grew**: max ulp_error 0.5 -> 3"), std::string::npos) << r.markdown;
+  EXPECT_NE(r.markdown.find("<br>**became non-deterministic (run to run)**: distinct_results 1 -> 2"),
+            std::string::npos)
+      << r.markdown;
+  EXPECT_NE(r.markdown.find("Reasons: cell missing: 1 cell; ulp error grew: 1 cell; no longer correctly rounded: 1 "
+                            "cell; became non-deterministic (run to run): 1 cell."),
+            std::string::npos)
+      << r.markdown;
 }
 
 TEST(Gate, ThroughputUnmeasuredIsSaid) {
@@ -189,6 +298,7 @@ TEST(Gate, SummaryFitsAPullRequestComment) {
   EXPECT_EQ(r.regressions(), 3000u);
   EXPECT_LT(r.markdown.size(), 65536u);
   EXPECT_NE(r.markdown.find("more left out to fit a comment"), std::string::npos);
+  EXPECT_NE(r.markdown.find("**3000 of 3000 baseline cells regressed**"), std::string::npos);
 }
 
 // Inputs the gate must refuse with status 2 and one line.

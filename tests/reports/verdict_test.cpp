@@ -32,6 +32,8 @@ TEST(DistributionGroup, EveryDistributionHasOneAndUserDataIsItsOwn) {
       {"lognormal", DistributionGroup::realistic},
       {"ill_conditioned:1e16", DistributionGroup::adversarial},
       {"near_max", DistributionGroup::adversarial},
+      {"large_mean:10000", DistributionGroup::realistic},
+      {"with_nan", DistributionGroup::special},
       {"file:x.npy", DistributionGroup::user_input},
       {"a_name_this_build_does_not_make", DistributionGroup::user_input},
   };
