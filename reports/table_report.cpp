@@ -227,8 +227,10 @@ void write_verdict(const Report& report, std::ostream& out, const TableStyle& st
   for (const char* h : {"CR", "run", "cfg", "order", "GB/s, %cub"}) {
     headings.push_back(h);
     right.push_back(std::string_view(h) == "CR");
-    // The three yes/no answers read as one group, one space apart.
-    gaps.push_back(std::string_view(h) == "cfg" || std::string_view(h) == "order" ? 1 : 2);
+    // The three yes/no answers read as one group, one space apart; the
+    // right-aligned share follows the last worst-error column at one space.
+    const std::string_view name(h);
+    gaps.push_back(name == "cfg" || name == "order" || name == "CR" ? 1 : 2);
   }
   AlignedRows table(right, gaps);
   table.measure(headings);
