@@ -10,6 +10,7 @@ packages=(
   libjs-chart.js                # the HTML report's plots (embedded, no network)
   chromium python3-jsonschema   # tests: the HTML report renders; the JSON matches its schema
   clang libclang-rt-14-dev      # tools/fuzz.sh: clang++ and libFuzzer with the sanitizers' runtimes
+  pybind11-dev python3-dev python3-numpy python3-pytest  # the Python package and its tests (python/)
 )
 missing=()
 for p in "${packages[@]}"; do
