@@ -86,6 +86,12 @@ typedef float VecF __attribute__((vector_size(32)));
 #else
 #define ULPSCOPE_INSTRUCTION_SET_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
+// The helpers that take or return vectors are always inlined into the clone
+// that calls them: a call between code built for AVX and code built for the
+// default target passes 256- and 512-bit vectors in different registers (the
+// x86-64 psABI's vector convention differs by instruction set), which an
+// unoptimised build, where nothing is inlined otherwise, gets wrong.
+#define ULPSCOPE_VECTOR_HELPER inline __attribute__((always_inline))
 
 template <class T>
 ULPSCOPE_INSTRUCTION_SET_CLONES
@@ -97,7 +103,7 @@ bool has_special(const T* x, std::size_t n) {
 
 // widen() on eight values at once.
 template <class T, bool Magnitude>
-inline VecD widen8(VecU32 u) {
+ULPSCOPE_VECTOR_HELPER VecD widen8(VecU32 u) {
   using L = Layout<T>;
   VecU32 w;
   if constexpr (23 - L::man_bits == 32 - L::width) {  // fp32 itself, or bf16: its top half
@@ -115,25 +121,25 @@ inline VecD widen8(VecU32 u) {
 // Horizontal reductions by halving shuffles (a scalar loop over the lanes
 // costs as much as the block's main loop). Sums of a level's parts are exact
 // in any order.
-inline std::uint64_t reduce_max(VecU64 m) {
+ULPSCOPE_VECTOR_HELPER std::uint64_t reduce_max(VecU64 m) {
   m = ULPSCOPE_MAX_U64(m, __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3));
   m = ULPSCOPE_MAX_U64(m, __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5));
   m = ULPSCOPE_MAX_U64(m, __builtin_shufflevector(m, m, 1, 0, 3, 2, 5, 4, 7, 6));
   return m[0];
 }
-inline std::uint64_t reduce_and(VecU64 m) {
+ULPSCOPE_VECTOR_HELPER std::uint64_t reduce_and(VecU64 m) {
   m &= __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3);
   m &= __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5);
   m &= __builtin_shufflevector(m, m, 1, 0, 3, 2, 5, 4, 7, 6);
   return m[0];
 }
-inline std::uint64_t reduce_or(VecU64 m) {
+ULPSCOPE_VECTOR_HELPER std::uint64_t reduce_or(VecU64 m) {
   m |= __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3);
   m |= __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5);
   m |= __builtin_shufflevector(m, m, 1, 0, 3, 2, 5, 4, 7, 6);
   return m[0];
 }
-inline double reduce_sum(VecD s) {
+ULPSCOPE_VECTOR_HELPER double reduce_sum(VecD s) {
   s += __builtin_shufflevector(s, s, 4, 5, 6, 7, 0, 1, 2, 3);
   s += __builtin_shufflevector(s, s, 2, 3, 0, 1, 6, 7, 4, 5);
   s += __builtin_shufflevector(s, s, 1, 0, 3, 2, 5, 4, 7, 6);
@@ -149,7 +155,7 @@ template <class T>
 constexpr int kPerWord = 32 / Layout<T>::width;
 
 template <class T, bool Magnitude>
-inline void widen32(const T* p, VecD* out, VecU32& raw_max) {
+ULPSCOPE_VECTOR_HELPER void widen32(const T* p, VecD* out, VecU32& raw_max) {
   using L = Layout<T>;
   constexpr std::uint32_t low = std::uint32_t((std::uint64_t(1) << L::width) - 1);
   for (std::size_t w = 0; w < kStep / (kLanes * kPerWord<T>); ++w) {
@@ -166,7 +172,7 @@ inline void widen32(const T* p, VecD* out, VecU32& raw_max) {
 
 // The terms of x[0..32) (and y) in widen32's order.
 template <class T, Terms K>
-inline void terms32(const T* x, const T* y, VecD* v, VecU32& raw_max) {
+ULPSCOPE_VECTOR_HELPER void terms32(const T* x, const T* y, VecD* v, VecU32& raw_max) {
   constexpr bool mag = is_magnitude(K);
   widen32<T, mag>(x, v, raw_max);
   if constexpr (is_product(K)) {
@@ -283,7 +289,7 @@ FirstLevel first_level(const T* __restrict x, const T* __restrict y) {
   const double sigma2 = sigma * 0x1p-45;
   VecD s0 = {}, s1 = {}, u0 = {}, u1 = {};
   VecU64 m = {};  // the OR of the residuals' bits
-  auto level8 = [&](VecD v, VecD& s, VecD& u) {
+  auto level8 = [&](VecD v, VecD& s, VecD& u) __attribute__((always_inline)) {
     const VecD q = (sigma + v) - sigma;
     VecD r = v - q;
     s += q;
