@@ -9,6 +9,7 @@
 #include "kernels/gallery/gallery_model.hpp"
 #include "kernels/integer_log2.hpp"
 #include "kernels/model/model_runner.hpp"
+#include "kernels/scan/scan_model.hpp"
 
 namespace ulpscope {
 namespace {
@@ -89,6 +90,7 @@ std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis) {
   if (is_gallery(spec.shape)) return gallery::unsupported(spec, axis);
   if (spec.shape == Shape::cub || spec.shape == Shape::cub_deterministic)
     return std::string(to_string(spec.shape)) + " is NVIDIA's code: no CPU model (GPU backend only)";
+  if (is_scan(spec.op) || is_scan_shape(spec.shape)) return scan::unsupported(spec, axis);
   if (spec.op == Op::logsumexp && spec.acc != Accumulator::fp32 && spec.acc != Accumulator::fp64)
     return "logsumexp keeps a running maximum and a rescaled sum: fp32 and fp64 accumulators only";
   if (is_elementwise_output(spec.op)) {
@@ -112,6 +114,7 @@ std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis) {
 }
 
 std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length) {
+  if (is_scan(spec.op)) return scan::launch_configs(spec, length);
   if (spec.shape == Shape::serial) return {LaunchConfig{1, 1}};
   if (is_gallery(spec.shape)) return gallery::launch_configs(spec, length);
   const std::int64_t vectors = std::max<std::int64_t>(length / vector_width(spec.in), 1);
@@ -143,6 +146,7 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& proble
       (config.threads < 32 || config.threads > 1024 || config.threads % 32 != 0 || config.blocks < 1))
     throw std::invalid_argument("a launch needs 32..1024 threads (a multiple of 32) and at least one block");
   if (is_gallery(spec.shape)) return gallery::run_model(spec, problem, config, order_seed);
+  if (is_scan(spec.op)) return scan::run_model(spec, problem, config);
   switch (spec.in) {
     case Dtype::fp32: return model::run_model_fp32(spec, problem, config, order_seed);
     case Dtype::fp16: return model::run_model_fp16(spec, problem, config, order_seed);

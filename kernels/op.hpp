@@ -7,10 +7,10 @@
 namespace ulpscope {
 
 enum class Op : std::uint8_t {
-  sum, mean, dot, sumsq, norm2, rms, mean_var, max, min, amax, logsumexp, rmsnorm, layernorm
+  sum, mean, dot, sumsq, norm2, rms, mean_var, max, min, amax, logsumexp, rmsnorm, layernorm, cumsum
 };
 
-inline constexpr NameTable<Op, 13> kOpNames = {{{Op::sum, "sum"},
+inline constexpr NameTable<Op, 14> kOpNames = {{{Op::sum, "sum"},
                                                 {Op::mean, "mean"},
                                                 {Op::dot, "dot"},
                                                 {Op::sumsq, "sumsq"},
@@ -22,7 +22,8 @@ inline constexpr NameTable<Op, 13> kOpNames = {{{Op::sum, "sum"},
                                                 {Op::amax, "amax"},
                                                 {Op::logsumexp, "logsumexp"},
                                                 {Op::rmsnorm, "rmsnorm"},
-                                                {Op::layernorm, "layernorm"}}};
+                                                {Op::layernorm, "layernorm"},
+                                                {Op::cumsum, "cumsum"}}};
 
 constexpr std::string_view to_string(Op op) { return name_in(kOpNames, op); }
 
@@ -30,6 +31,9 @@ constexpr std::string_view to_string(Op op) { return name_in(kOpNames, op); }
 // variance; rmsnorm and layernorm give a whole row (cols values).
 constexpr int components(Op op) { return op == Op::mean_var ? 2 : 1; }
 constexpr bool is_elementwise_output(Op op) { return op == Op::rmsnorm || op == Op::layernorm; }
+// cumsum: one output per element, each a prefix with its own reference
+// (docs/spec.md, "Scans"); its kernels are in scan/.
+constexpr bool is_scan(Op op) { return op == Op::cumsum; }
 constexpr bool takes_second_input(Op op) { return op == Op::dot; }
 // max, min and amax round nothing: any order gives the same value.
 constexpr bool is_selection(Op op) { return op == Op::max || op == Op::min || op == Op::amax; }

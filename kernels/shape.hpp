@@ -26,6 +26,11 @@ enum class Shape : std::uint8_t {
   cg_reduce,           // cooperative_groups cg::reduce
   cluster,             // thread-block cluster, distributed shared memory (sm_90)
   two_stage,           // Triton-style: BLOCK_SIZE chunks to partials, one block finishes
+  // The scans (cumsum; kernels/scan/scan_order.hpp). serial and cub scan too.
+  warp,              // one block walks the tiles; Kogge-Stone warp shuffles, then across warps
+  block,             // one block walks the tiles; Brent-Kung (work-efficient) in shared memory
+  reduce_then_scan,  // three phases: block sums, a scan of them, a rescan with the carry
+  lookback,          // single pass, decoupled look-back over a fixed window of 32 tiles
 };
 
 inline constexpr NameTable<Shape, 5> kShapeNames = {{{Shape::serial, "serial"},
@@ -52,14 +57,24 @@ inline constexpr NameTable<Shape, 12> kGalleryShapeNames = {{{Shape::v1_interlea
 
 constexpr bool is_gallery(Shape s) { return s >= Shape::v1_interleaved && s <= Shape::two_stage; }
 
+// The scans' own shapes, a table of their own as the gallery's (the default
+// matrix of reductions does not iterate them); serial and cub scan as well.
+inline constexpr NameTable<Shape, 4> kScanShapeNames = {{{Shape::warp, "warp"},
+                                                         {Shape::block, "block"},
+                                                         {Shape::reduce_then_scan, "reduce_then_scan"},
+                                                         {Shape::lookback, "lookback"}}};
+constexpr bool is_scan_shape(Shape s) { return s >= Shape::warp && s <= Shape::lookback; }
+
 // A shape by name, from either table (a baseline or --shape may name a
 // gallery kernel).
 constexpr std::optional<Shape> parse_shape(std::string_view name) {
   if (auto s = parse_in(kShapeNames, name)) return s;
+  if (auto s = parse_in(kScanShapeNames, name)) return s;
   return parse_in(kGalleryShapeNames, name);
 }
 
 constexpr std::string_view to_string(Shape s) {
+  if (is_scan_shape(s)) return name_in(kScanShapeNames, s);
   return is_gallery(s) ? name_in(kGalleryShapeNames, s) : name_in(kShapeNames, s);
 }
 

@@ -1,0 +1,33 @@
+#pragma once
+// The CPU models of the scan shapes (cumsum): the merges of scan_order.hpp in
+// the kernels' order, so that a GPU scan is checked bit for bit and the CPU
+// backend measures a scan's accuracy without a GPU. kernels/model.cpp
+// delegates cumsum and the scan shapes here.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/reduction.hpp"
+
+namespace ulpscope::scan {
+
+// nullopt when the scan exists (cumsum; serial, warp, block,
+// reduce_then_scan, lookback; naive, fp32, fp64, kahan, exact; all or
+// inner); else why not. cub is the caller's (no CPU model).
+std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis);
+
+// The default launch first (256 threads), then 128, 512 and 64 threads (and
+// other block counts for reduce_then_scan): every level of the order moves.
+std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length);
+
+// Why a configuration does not fit the scans (threads a power of two in
+// 32..1024, at least one block), or nullopt.
+std::optional<std::string> bad_config(const LaunchConfig& config);
+
+// One output per element, [line][index], in out_dtype widened to double;
+// `unrounded` holds the running value before its rounding to out_dtype.
+// Throws std::invalid_argument on an unsupported spec or a bad config.
+ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config);
+
+}  // namespace ulpscope::scan

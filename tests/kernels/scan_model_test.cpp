@@ -1,0 +1,188 @@
+// The scan shapes' order (kernels/scan/scan_order.hpp) and CPU models
+// (kernels/scan/scan_model.hpp): the groupings pinned as expressions, every
+// element covered once in place (integer data, where any order is exact),
+// the exact accumulator equal to the one-pass reference on every shape and
+// launch, and the serial running values written out by hand.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "formats/round_to_dtype.hpp"
+#include "formats/small_float.hpp"
+#include "kernels/model.hpp"
+#include "kernels/scan/scan_model.hpp"
+#include "kernels/scan/scan_order.hpp"
+#include "reference/exact_prefix.hpp"
+
+namespace ulpscope {
+namespace {
+
+// A merge that spells its grouping: the order pinned as text.
+std::string join(const std::string& a, const std::string& b) { return "(" + a + " " + b + ")"; }
+
+std::vector<std::string> lanes(int n) {
+  std::vector<std::string> v;
+  for (int i = 0; i < n; ++i) v.push_back(std::to_string(i));
+  return v;
+}
+
+TEST(ScanOrder, KoggeStoneGroupsByDoublingOffsets) {
+  auto v = lanes(32);
+  scan::kogge_stone_inclusive(v.data(), 32, join);
+  EXPECT_EQ(v[0], "0");
+  EXPECT_EQ(v[1], "(0 1)");
+  EXPECT_EQ(v[2], "(0 (1 2))");
+  EXPECT_EQ(v[3], "((0 1) (2 3))");
+  EXPECT_EQ(v[5], "((0 1) ((2 3) (4 5)))");
+  // Lane 7 after offsets 1, 2, 4: ((0 1) (2 3)) then ((4 5) (6 7)).
+  EXPECT_EQ(v[7], "(((0 1) (2 3)) ((4 5) (6 7)))");
+}
+
+TEST(ScanOrder, BrentKungSweepsUpThenDown) {
+  auto s = lanes(8);
+  std::vector<std::string> exclusive(8);
+  bool has[8];
+  scan::brent_kung_block_scan(s.data(), exclusive.data(), has, 8, join);
+  EXPECT_EQ(s[7], "(((0 1) (2 3)) ((4 5) (6 7)))");  // the up-sweep's root
+  EXPECT_EQ(s[3], "((0 1) (2 3))");
+  EXPECT_EQ(s[5], "(((0 1) (2 3)) (4 5))");        // down-sweep d = 2
+  EXPECT_EQ(s[2], "((0 1) 2)");                      // down-sweep d = 1
+  EXPECT_EQ(s[6], "((((0 1) (2 3)) (4 5)) 6)");
+  EXPECT_FALSE(has[0]);
+  EXPECT_TRUE(has[4]);
+  EXPECT_EQ(exclusive[4], s[3]);
+}
+
+TEST(ScanOrder, WarpBlockScanPrefixesWarpsWithTheirTotalsScan) {
+  auto v = lanes(64);
+  std::vector<std::string> totals(2), exclusive(64);
+  bool has[64];
+  scan::warp_block_scan(v.data(), totals.data(), exclusive.data(), has, 64, join);
+  auto warp_scan = lanes(64);
+  scan::kogge_stone_inclusive(warp_scan.data(), 32, join);
+  scan::kogge_stone_inclusive(warp_scan.data() + 32, 32, join);
+  EXPECT_EQ(exclusive[1], warp_scan[0]);
+  EXPECT_EQ(exclusive[32], warp_scan[31]);                     // lane 0 of warp 1: warp 0's total
+  EXPECT_EQ(exclusive[33], join(warp_scan[31], warp_scan[32]));  // then its own lane 0
+  EXPECT_EQ(v[63], join(warp_scan[31], warp_scan[63]));
+}
+
+TEST(ScanOrder, LookbackWindowIsOneWarpTree) {
+  auto v = lanes(32);
+  const std::string r = scan::window_reduce(v.data(), join);
+  // Offset 16 first: lane j takes lane j + 16, then j + 8, ...: a fixed
+  // strided tree whose first merge is (0 16) and last joins lane 1's side.
+  EXPECT_EQ(r.substr(0, 10), "(((((0 16)");
+  EXPECT_NE(r.find("(15 31)"), std::string::npos);
+  EXPECT_EQ(r.find("(0 1)"), std::string::npos);
+  EXPECT_EQ(std::count(r.begin(), r.end(), '('), 31);
+}
+
+ReductionProblem problem_of(const TypedArray& x, Axis axis, std::int64_t rows, std::int64_t cols) {
+  ReductionProblem p;
+  p.op = Op::cumsum;
+  p.axis = axis;
+  p.rows = rows;
+  p.cols = cols;
+  p.x = &x;
+  return p;
+}
+
+constexpr Shape kModelled[] = {Shape::serial, Shape::warp, Shape::block, Shape::reduce_then_scan, Shape::lookback};
+
+// Small integers: every partial sum is exact in fp32, so any grouping gives
+// the exact prefix; a misplaced, lost or doubled element shows.
+TEST(ScanModel, EveryShapeCoversEveryElementOnceInPlace) {
+  for (std::int64_t n : {0, 1, 31, 33, 2047, 2049, 70001}) {
+    std::vector<float> v(static_cast<std::size_t>(n));
+    std::mt19937 g(static_cast<std::uint32_t>(n));
+    for (auto& e : v) e = float(int(g() % 7) - 3);
+    const TypedArray x(v);
+    std::vector<double> want(v.size());
+    double s = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) want[i] = s += v[i];
+    for (Shape shape : kModelled) {
+      const KernelSpec spec{Op::cumsum, Dtype::fp32, Dtype::fp32, Accumulator::fp32, shape};
+      const auto p = problem_of(x, Axis::all, 1, n);
+      for (const LaunchConfig& cfg : launch_configs(spec, n)) {
+        SCOPED_TRACE(::testing::Message() << to_string(shape) << " n=" << n << " threads=" << cfg.threads
+                                          << " blocks=" << cfg.blocks);
+        const ReductionResult r = run_model(spec, p, cfg);
+        ASSERT_EQ(r.values.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(r.values[i], want[i]) << "element " << i;
+      }
+    }
+  }
+}
+
+TEST(ScanModel, RowsAreScannedOnTheirOwn) {
+  const std::int64_t rows = 3, cols = 4097;
+  std::vector<float> v(std::size_t(rows * cols), 1.0f);
+  const TypedArray x(v);
+  for (Shape shape : kModelled) {
+    const KernelSpec spec{Op::cumsum, Dtype::fp32, Dtype::fp32, Accumulator::kahan, shape};
+    const ReductionResult r = run_model(spec, problem_of(x, Axis::inner, rows, cols), launch_configs(spec, cols)[0]);
+    ASSERT_EQ(r.values.size(), v.size());
+    for (std::int64_t row = 0; row < rows; ++row)
+      for (std::int64_t c : {std::int64_t(0), std::int64_t(2048), cols - 1})
+        EXPECT_EQ(r.values[std::size_t(row * cols + c)], double(c + 1)) << to_string(shape) << " row " << row;
+  }
+}
+
+// exact: every prefix correctly rounded, the same bits on every shape and
+// launch; here on fp16 values whose running sums round.
+TEST(ScanModel, ExactIsTheReferenceOnEveryShapeAndLaunch) {
+  std::vector<Fp16> v;
+  std::mt19937 g(5);
+  std::normal_distribution<double> d(1.0, 3.0);
+  for (int i = 0; i < 20000; ++i) v.push_back(Fp16(d(g)));
+  const TypedArray x(v);
+  const std::vector<double> want = cumsum_rounded(x, OutputFormat{Dtype::fp16});
+  for (Shape shape : kModelled) {
+    const KernelSpec spec{Op::cumsum, Dtype::fp16, Dtype::fp16, Accumulator::exact, shape};
+    for (const LaunchConfig& cfg : launch_configs(spec, 20000)) {
+      const ReductionResult r = run_model(spec, problem_of(x, Axis::all, 1, 20000), cfg);
+      ASSERT_EQ(r.values.size(), want.size());
+      for (std::size_t i = 0; i < want.size(); ++i)
+        ASSERT_TRUE(r.values[i] == want[i] || (std::isnan(r.values[i]) && std::isnan(want[i])))
+            << to_string(shape) << " element " << i;
+    }
+  }
+}
+
+// serial naive on fp16: the running value rounded to fp16 after every
+// addition, written out here with the format's own rounding.
+TEST(ScanModel, SerialNaiveIsTheRunningValueInTheInputFormat) {
+  std::vector<Fp16> v;
+  for (int i = 0; i < 5000; ++i) v.push_back(Fp16(0.7 + (i % 13) * 0.01));
+  const TypedArray x(v);
+  const KernelSpec spec{Op::cumsum, Dtype::fp16, Dtype::fp16, Accumulator::naive, Shape::serial};
+  const ReductionResult r = run_model(spec, problem_of(x, Axis::all, 1, 5000), LaunchConfig{1, 1});
+  double s = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    s = round_to_dtype(s + to_double(v[i]), Dtype::fp16);
+    ASSERT_EQ(r.values[i], s) << "element " << i;
+  }
+  EXPECT_LT(r.values.back(), 2100.0);  // stuck near 2048, where the fp16 ulp is 2
+}
+
+TEST(ScanModel, UnsupportedCombinationsSayWhy) {
+  const KernelSpec tree{Op::cumsum, Dtype::fp16, Dtype::fp16, Accumulator::fp32, Shape::tree};
+  EXPECT_NE(unsupported(tree, Axis::all).value_or("").find("does not scan"), std::string::npos);
+  const KernelSpec pairwise{Op::cumsum, Dtype::fp16, Dtype::fp16, Accumulator::pairwise, Shape::warp};
+  EXPECT_TRUE(unsupported(pairwise, Axis::all).has_value());
+  const KernelSpec outer{Op::cumsum, Dtype::fp16, Dtype::fp16, Accumulator::fp32, Shape::warp};
+  EXPECT_TRUE(unsupported(outer, Axis::outer).has_value());
+  const KernelSpec sum_warp{Op::sum, Dtype::fp16, Dtype::fp16, Accumulator::fp32, Shape::warp};
+  EXPECT_NE(unsupported(sum_warp, Axis::all).value_or("").find("scan shape"), std::string::npos);
+  const KernelSpec cub{Op::cumsum, Dtype::fp16, Dtype::fp16, Accumulator::fp32, Shape::cub};
+  EXPECT_TRUE(unsupported(cub, Axis::all).has_value());  // no CPU model
+  EXPECT_FALSE(unsupported(outer, Axis::inner).has_value());
+}
+
+}  // namespace
+}  // namespace ulpscope
