@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "accuracy/scan_profile.hpp"
+
 namespace ulpscope {
 
 struct Cell {
@@ -47,6 +49,8 @@ struct Cell {
   std::optional<double> mean_ulp_error, rstd_ulp_error, variance_ulp_error;
   std::optional<double> ideal_ulp_error, accumulator_ulp_error;
   std::string statistics_note;  // why a statistic's error is missing
+  // cumsum: the error along the index (docs/spec.md, "Scans along the index"); nullopt elsewhere.
+  std::optional<ScanProfile> scan;
   bool correctly_rounded = false;
   std::optional<bool> matches_model;  // null on the CPU backend
   // How many launch configurations were compared with the model (of

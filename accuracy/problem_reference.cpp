@@ -12,6 +12,7 @@
 
 #include "accuracy/error_bound.hpp"
 #include "accuracy/metrics.hpp"
+#include "reference/exact_prefix.hpp"
 #include "reference/exact_sum.hpp"
 
 namespace ulpscope {
@@ -52,6 +53,9 @@ void append_outputs(Op op, const TypedArray& x, const TypedArray* y, std::span<c
     case Op::layernorm:
       for (auto& r : layernorm_reference(x, gamma, beta, eps, out)) into.push_back(std::move(r));
       return;
+    case Op::cumsum:
+      for (auto& r : cumsum_reference(x, out)) into.push_back(std::move(r));
+      return;
   }
 }
 
@@ -65,7 +69,7 @@ ProblemReference compute_problem_reference(const ReductionProblem& p, Dtype out_
   r.cols_ = p.cols;
   r.length_ = p.length();
   r.eps_ = p.eps;
-  r.per_reduction_ = is_elementwise_output(p.op) ? int(p.length()) : components(p.op);
+  r.per_reduction_ = is_elementwise_output(p.op) || is_scan(p.op) ? int(p.length()) : components(p.op);
   const OutputFormat out{out_dtype, sat};
   const std::vector<double> gamma = widened(p.gamma), beta = widened(p.beta);
   const bool whole = p.axis == Axis::all;
@@ -133,8 +137,10 @@ std::string ProblemReference::component_name(std::size_t i) const {
   if (op_ == Op::mean_var) {
     const char* c = within == 0 ? "mean" : "variance";
     name = name.empty() ? c : name + ", " + c;
-  } else if (is_elementwise_output(op_)) {
+  } else if (is_elementwise_output(op_) || (is_scan(op_) && axis_ != Axis::all)) {
     name += fmt::format(", col {}", within);
+  } else if (is_scan(op_)) {
+    name = fmt::format("index {}", within);
   }
   return name;
 }
@@ -175,6 +181,7 @@ std::optional<double> ProblemReference::condition(std::size_t i) const {
   if (line >= sums_.size()) return std::nullopt;
   switch (op_) {
     case Op::max: case Op::min: case Op::amax: case Op::logsumexp: case Op::rmsnorm: case Op::layernorm:
+    case Op::cumsum:  // each prefix has its own; the line's would mislead
       return std::nullopt;
     case Op::mean_var:
       if (i % 2 == 1) return condition_variance(sums_[line], sumsq_[line], length_);

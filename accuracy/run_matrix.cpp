@@ -17,6 +17,7 @@
 #include "accuracy/metrics.hpp"
 #include "accuracy/work_pool.hpp"
 #include "accuracy/problem_reference.hpp"
+#include "accuracy/scan_metrics.hpp"
 #include "formats/hex_float.hpp"
 #include "formats/round_to_dtype.hpp"
 #include "kernels/gpu_backend.hpp"
@@ -297,6 +298,7 @@ struct KernelUnderTest {
 // Measured error over the a-priori bound of spec's algorithm, at the
 // addition depth of its order in configuration cfg (accuracy/error_bound.hpp).
 decltype(KernelUnderTest::bound_ratio) bound_ratio_for(const KernelSpec& spec, const LaunchConfig& cfg) {
+  if (is_scan(spec.op)) return {};  // docs/spec.md defines no bound per prefix
   return [spec, cfg](const ProblemReference& ref, const ReductionProblem& q, const ReductionResult& res,
                      std::size_t i) {
     const std::int64_t depth = addition_depth(spec, q.axis, q.length(), cfg);
@@ -487,7 +489,8 @@ struct ScoredRows {
 };
 
 std::unique_ptr<ScoredRows> scored_rows(const ReductionProblem& p) {
-  if (!is_elementwise_output(p.op) || p.rows * p.cols <= kScoredElements) return nullptr;
+  const bool per_element = is_elementwise_output(p.op) || (is_scan(p.op) && p.axis == Axis::inner);
+  if (!per_element || p.rows * p.cols <= kScoredElements) return nullptr;
   auto out = std::make_unique<ScoredRows>();
   const std::int64_t count = std::max<std::int64_t>(1, kScoredElements / p.cols);
   for (std::int64_t k = 0; k < count; ++k) out->rows.push_back(k * p.rows / count);
@@ -878,7 +881,8 @@ class MatrixRunner {
   // Each permuted copy is made once per problem (on the device for the GPU's
   // cells, on the host's cores for the others) and read by every cell.
   void run_permuted(std::vector<PendingCell>& cells, const ReductionProblem& p) {
-    if (s_.permutations <= 0 || p.length() <= 1) return;
+    // A permuted scan is another problem: its prefixes are other sums.
+    if (s_.permutations <= 0 || p.length() <= 1 || is_scan(p.op)) return;
     const bool host_cells = std::any_of(cells.begin(), cells.end(),
                                         [](const PendingCell& c) { return !c.failure && !c.kut.on_gpu; });
     const bool gpu_cells = std::any_of(cells.begin(), cells.end(),
@@ -961,6 +965,12 @@ class MatrixRunner {
       if (is_elementwise_output(p.op) || p.op == Op::mean_var) score_statistics(pc, p, ref, res, scored, errors, ideal);
     }
     c.correctly_rounded = all_cr;
+    if (is_scan(p.op)) {
+      std::vector<bool> correct(res.values.size());
+      for (std::size_t i = 0; i < res.values.size(); ++i)
+        correct[i] = correctly_rounded(res.values[i], ref.outputs[i].rounded);
+      c.scan = scan_profile(errors, correct, p.length(), worst);
+    }
     if (scored) {
       const std::string sample =
           fmt::format("scored and compared with the model on {} of {} rows, evenly spaced; reproducibility over "

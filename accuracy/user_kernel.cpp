@@ -11,7 +11,7 @@
 namespace ulpscope {
 
 std::int64_t output_count(Op op, Axis axis, std::int64_t rows, std::int64_t cols) {
-  if (is_elementwise_output(op)) return rows * cols;
+  if (is_elementwise_output(op) || is_scan(op)) return rows * cols;
   const std::int64_t reductions = axis == Axis::all ? 1 : axis == Axis::outer ? cols : rows;
   return reductions * components(op);
 }

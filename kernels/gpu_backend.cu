@@ -20,6 +20,7 @@
 #include "kernels/cuda/permuted_copy.hpp"
 #include "kernels/cuda/timing.hpp"
 #include "kernels/model.hpp"
+#include "kernels/scan/scan_dispatch.hpp"
 #if ULPSCOPE_HAVE_TREE_KERNELS || ULPSCOPE_HAVE_ATOMIC_KERNELS
 #include "kernels/tree/tree_dispatch.hpp"
 #endif
@@ -118,7 +119,7 @@ struct GpuBackend::Impl {
   }
 
   static std::size_t output_count(const DeviceProblem& p) {
-    if (is_elementwise_output(p.op)) return std::size_t(p.elements());
+    if (is_elementwise_output(p.op) || is_scan(p.op)) return std::size_t(p.elements());
     const std::int64_t r = p.axis == Axis::all ? 1 : p.reductions();
     return std::size_t(r) * std::size_t(components(p.op));
   }
@@ -135,6 +136,7 @@ struct GpuBackend::Impl {
   }
 
   std::size_t workspace_bytes(const KernelSpec& s, const LaunchConfig& cfg, const DeviceProblem& p) const {
+    if (is_scan(s.op)) return as_gpu_error(s, [&] { return scan::workspace_bytes(s, p, cfg); });
     switch (s.shape) {
       case Shape::cub:
       case Shape::cub_deterministic:
@@ -158,6 +160,10 @@ struct GpuBackend::Impl {
 
   void launch(const KernelSpec& s, const LaunchConfig& cfg, const DeviceProblem& p, DeviceOutput out) {
     const DeviceWorkspace ws{workspace.data(), workspace.bytes()};
+    if (is_scan(s.op)) {
+      as_gpu_error(s, [&] { scan::launch_into(s, p, cfg, ws, out, stream); });
+      return;
+    }
     switch (s.shape) {
       case Shape::cub:
       case Shape::cub_deterministic:
@@ -548,6 +554,7 @@ std::optional<std::string> GpuBackend::shape_unavailable(Shape s) {
     default:
       break;
   }
+  if (is_scan_shape(s)) return std::nullopt;  // kernels/scan: which specs, scan::gpu_unavailable
   if (is_gallery(s)) {
 #if ULPSCOPE_HAVE_GALLERY_KERNELS
     return std::nullopt;
@@ -559,6 +566,7 @@ std::optional<std::string> GpuBackend::shape_unavailable(Shape s) {
 }
 
 std::optional<std::string> GpuBackend::unavailable(const KernelSpec& s, Axis axis) {
+  if (is_scan(s.op) || is_scan_shape(s.shape)) return scan::gpu_unavailable(s, axis);
   if (auto why = shape_unavailable(s.shape)) return why;
   if (s.shape == Shape::cub || s.shape == Shape::cub_deterministic) return cub_unavailable(s, axis);
   return unsupported(s, axis);  // tree and atomic: the same combinations as their CPU models

@@ -33,13 +33,13 @@ static_assert(ULPSCOPE_SUM == int(Op::sum) && ULPSCOPE_MEAN == int(Op::mean) && 
               ULPSCOPE_MEAN_VAR == int(Op::mean_var) && ULPSCOPE_MAX == int(Op::max) &&
               ULPSCOPE_MIN == int(Op::min) && ULPSCOPE_AMAX == int(Op::amax) &&
               ULPSCOPE_LOGSUMEXP == int(Op::logsumexp) && ULPSCOPE_RMSNORM == int(Op::rmsnorm) &&
-              ULPSCOPE_LAYERNORM == int(Op::layernorm));
+              ULPSCOPE_LAYERNORM == int(Op::layernorm) && ULPSCOPE_CUMSUM == int(Op::cumsum));
 static_assert(ULPSCOPE_AXIS_ALL == int(Axis::all) && ULPSCOPE_AXIS_INNER == int(Axis::inner) &&
               ULPSCOPE_AXIS_OUTER == int(Axis::outer));
 
 namespace {
 
-constexpr int kLastOp = ULPSCOPE_LAYERNORM;
+constexpr int kLastOp = ULPSCOPE_CUMSUM;
 constexpr int kLastDtype = ULPSCOPE_FP8_E5M2;
 
 ulpscope_call to_call(const KernelArgs& a) {

@@ -71,7 +71,8 @@ enum ulpscope_op {
   ULPSCOPE_AMAX = 9,
   ULPSCOPE_LOGSUMEXP = 10,
   ULPSCOPE_RMSNORM = 11, /* a whole row out: y = x / sqrt(mean x^2 + eps) * gamma */
-  ULPSCOPE_LAYERNORM = 12 /* a whole row out: y = (x - mean) / sqrt(var + eps) * gamma + beta */
+  ULPSCOPE_LAYERNORM = 12, /* a whole row out: y = (x - mean) / sqrt(var + eps) * gamma + beta */
+  ULPSCOPE_CUMSUM = 13     /* one output per element: the inclusive prefix sum of its array or row */
 };
 
 /* Reduced dimension, and the bits of ulpscope_kernel_v1.axes. */
@@ -139,11 +140,11 @@ typedef const ulpscope_plugin_v1* (*ulpscope_get_plugin_fn)(void);
 #define ULPSCOPE_PLUGIN_EXPORT __attribute__((visibility("default")))
 #endif
 
-/* Values one call writes: rows * cols for rmsnorm and layernorm, else
+/* Values one call writes: rows * cols for rmsnorm, layernorm and cumsum, else
  * reductions * components (whole array: 1 reduction; inner: rows; outer:
  * cols; mean_var: 2 components). */
 static inline int64_t ulpscope_output_count(const ulpscope_call* c) {
-  if (c->op == ULPSCOPE_RMSNORM || c->op == ULPSCOPE_LAYERNORM) return c->rows * c->cols;
+  if (c->op == ULPSCOPE_RMSNORM || c->op == ULPSCOPE_LAYERNORM || c->op == ULPSCOPE_CUMSUM) return c->rows * c->cols;
   int64_t reductions = c->axis == ULPSCOPE_AXIS_ALL ? 1 : c->axis == ULPSCOPE_AXIS_OUTER ? c->cols : c->rows;
   return reductions * (c->op == ULPSCOPE_MEAN_VAR ? 2 : 1);
 }

@@ -19,6 +19,7 @@
 #include "accuracy/input_file.hpp"
 #include "accuracy/memory_budget.hpp"
 #include "accuracy/run_matrix.hpp"
+#include "accuracy/scan_shapes.hpp"
 #include "accuracy/settings_check.hpp"
 #include "accuracy/user_value.hpp"
 #include "kernels/gpu_backend.hpp"
@@ -47,6 +48,7 @@ MatrixSettings settings_from(const CliOptions& o) {
   if (!o.ops.empty()) s.ops = o.ops;
   if (!o.accumulators.empty()) s.accumulators = o.accumulators;
   if (!o.shapes.empty()) s.shapes = o.shapes;
+  else add_scan_shapes(s);  // --op cumsum: the scan shapes
   if (!o.distributions.empty()) {
     s.distributions.clear();
     for (const auto& text : o.distributions) {

@@ -226,8 +226,8 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
        "Accumulators: " + names_of(kAccumulatorNames) + " (default: all)")
       ->group("Matrix");
   list("--shape", shapes,
-       "Kernel shapes: " + names_of(kShapeNames) + " (default: all); or seed-gallery kernels by name: " +
-           names_of(kGalleryShapeNames))
+       "Kernel shapes: " + names_of(kShapeNames) + " (default: all); scans (--op cumsum; its default): serial, " +
+           names_of(kScanShapeNames) + ", cub; or seed-gallery kernels by name: " + names_of(kGalleryShapeNames))
       ->group("Matrix");
   list("--dist", o.distributions,
        "Distributions, listed below (name or name:param) " +
@@ -358,7 +358,9 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
     for (const auto& v : shapes) {
       const auto parsed = parse_shape(v);
       const Shape sh = parsed ? *parsed
-                              : parse_one(kShapeNames, "--shape", v, "; gallery kernels: " + names_of(kGalleryShapeNames));
+                              : parse_one(kShapeNames, "--shape", v,
+                                          "; scan shapes: " + names_of(kScanShapeNames) +
+                                              "; gallery kernels: " + names_of(kGalleryShapeNames));
       if (std::find(o.shapes.begin(), o.shapes.end(), sh) == o.shapes.end()) o.shapes.push_back(sh);
     }
     o.backend = parse_one(kBackendNames, "--backend", backend);

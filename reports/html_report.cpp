@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/cell_facts.hpp"
+#include "reports/scan_chart.hpp"
 #include "reports/verdict.hpp"
 
 namespace ulpscope {
@@ -832,6 +833,7 @@ void write_html(const Report& report, std::ostream& out) {
       << "<section id=\"" << kHtmlViewIds[2] << "\"><h2>Accuracy against throughput</h2>\n" << view3
       << "</section>\n"
       << "<section id=\"" << kHtmlViewIds[3] << "\"><h2>Determinism</h2>\n" << determinism(cells) << "</section>\n"
+      << scan_section(cells)  // cumsum cells only
       << "<section id=\"run\"><h2>Run and settings</h2>\n<div class=\"kv-tables\">"
       << "<table class=\"kv header\">\n" << run_rows << "</table>\n"
       << "<table class=\"kv settings\">\n<tr><th colspan=\"2\">settings</th></tr>\n" << settings_rows(h.settings_json)

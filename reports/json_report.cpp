@@ -13,6 +13,7 @@
 
 #include "formats/hex_float.hpp"
 #include "reports/cell_facts.hpp"
+#include "reports/scan_json.hpp"
 #include "reports/verdict.hpp"
 
 namespace ulpscope {
@@ -58,6 +59,7 @@ ojson cell_to_json(const Cell& c) {
   j["ideal_ulp_error"] = number_or_null(c.ideal_ulp_error);
   j["accumulator_ulp_error"] = number_or_null(c.accumulator_ulp_error);
   j["statistics_note"] = c.statistics_note;
+  if (c.scan) j["scan"] = scan_to_json(*c.scan);  // cumsum cells only
   j["error_note"] = error_note_for_export(c);
   j["correctly_rounded"] = c.correctly_rounded;
   j["matches_model"] = optional_value(c.matches_model);
@@ -248,6 +250,13 @@ Cell cell_from_json(const Fields& f) {
     if (*into && **into < 0) f.fail(f.where(key), fmt::format("{} is negative", **into));
   }
   c.statistics_note = f.text_or_null("statistics_note");
+  if (f.has("scan") && !f.need("scan").is_null()) {
+    try {
+      c.scan = scan_from_json(f.need("scan"));
+    } catch (const std::invalid_argument& e) {
+      f.fail(f.where("scan"), e.what());
+    }
+  }
   c.error_note = f.text("error_note");
   c.correctly_rounded = f.boolean("correctly_rounded");
   c.matches_model = f.boolean_or_null("matches_model");

@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "formats/binary_format.hpp"
-#include "formats/round_to_dtype.hpp"
+#include "kernels/out_format.hpp"
 #include "kernels/accumulators/compensated_sum.hpp"
 #include "kernels/accumulators/rounded_sum.hpp"
 #include "kernels/scan/scan_order.hpp"
@@ -46,7 +46,7 @@ struct LineOut {
   Saturation sat;
   void put(std::int64_t i, double running) const {
     unrounded[i] = running;
-    values[i] = round_to_dtype(running, out, sat);
+    values[i] = round_to_out(running, out, sat);
   }
 };
 

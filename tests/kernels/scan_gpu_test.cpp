@@ -1,0 +1,171 @@
+// The scan kernels (kernels/scan/scan_dispatch.hpp) against their CPU models
+// (kernels/scan/scan_model.hpp), bit for bit: every modelled shape, every
+// accumulator with a kernel, every launch configuration, whole arrays and
+// rows, and the look-back run again for the same bits. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "accuracy/user_kernel.hpp"
+#include "formats/small_float.hpp"
+#include "kernels/scan/scan_dispatch.hpp"
+#include "kernels/scan/scan_model.hpp"
+
+namespace ulpscope {
+namespace {
+
+bool have_gpu() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+#define CHECK_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
+
+// n values of normal(1, 3) in format d (a positive drift, so that running
+// values grow and round).
+TypedArray values_of(Dtype d, std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> dist(1.0, 3.0);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (auto& e : v) e = dist(g);
+  switch (d) {
+    case Dtype::fp32: {
+      std::vector<float> f(v.begin(), v.end());
+      return TypedArray(f);
+    }
+    case Dtype::fp16: { std::vector<Fp16> f; for (double e : v) f.push_back(Fp16(e)); return TypedArray(f); }
+    case Dtype::bf16: { std::vector<Bf16> f; for (double e : v) f.push_back(Bf16(e)); return TypedArray(f); }
+    case Dtype::fp8_e4m3: { std::vector<Fp8E4M3> f; for (double e : v) f.push_back(Fp8E4M3(e)); return TypedArray(f); }
+    default: { std::vector<Fp8E5M2> f; for (double e : v) f.push_back(Fp8E5M2(e)); return TypedArray(f); }
+  }
+}
+
+const void* bytes_of(const TypedArray& a) {
+  return std::visit([](const auto& v) { return static_cast<const void*>(v.data()); }, a.data());
+}
+
+struct DeviceRun {
+  void* x = nullptr;
+  void* out = nullptr;
+  void* ws = nullptr;
+  ~DeviceRun() {
+    cudaFree(x);
+    cudaFree(out);
+    cudaFree(ws);
+  }
+};
+
+// The kernel's outputs widened to double, or an empty vector after a failure.
+std::vector<double> run_on_gpu(const KernelSpec& spec, const ReductionProblem& p, const LaunchConfig& cfg) {
+  DeviceRun d;
+  const std::size_t n = std::size_t(p.rows * p.cols);
+  const std::size_t in_bytes = n * element_bytes(spec.in), out_bytes = n * element_bytes(spec.out);
+  DeviceProblem dp;
+  dp.op = Op::cumsum;
+  dp.axis = p.axis;
+  dp.in = spec.in;
+  dp.rows = p.rows;
+  dp.cols = p.cols;
+  if (cudaMalloc(&d.x, std::max<std::size_t>(in_bytes, 1)) != cudaSuccess) return {};
+  if (cudaMalloc(&d.out, std::max<std::size_t>(out_bytes, 1)) != cudaSuccess) return {};
+  cudaMemcpy(d.x, bytes_of(*p.x), in_bytes, cudaMemcpyHostToDevice);
+  dp.x = d.x;
+  const std::size_t ws_bytes = scan::workspace_bytes(spec, dp, cfg);
+  if (ws_bytes > 0 && cudaMalloc(&d.ws, ws_bytes) != cudaSuccess) return {};
+  scan::launch(spec, dp, cfg, DeviceWorkspace{d.ws, ws_bytes}, d.out, nullptr);
+  if (cudaDeviceSynchronize() != cudaSuccess || cudaGetLastError() != cudaSuccess) return {};
+  std::vector<unsigned char> host(out_bytes);
+  cudaMemcpy(host.data(), d.out, out_bytes, cudaMemcpyDeviceToHost);
+  return decode_outputs(host.data(), spec.out, n);
+}
+
+bool same_bits(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+constexpr Shape kKernelShapes[] = {Shape::warp, Shape::block, Shape::reduce_then_scan, Shape::lookback};
+constexpr Accumulator kKernelAccumulators[] = {Accumulator::naive, Accumulator::fp32, Accumulator::fp64,
+                                               Accumulator::kahan};
+
+void expect_model_bits(const KernelSpec& spec, const ReductionProblem& p, const LaunchConfig& cfg) {
+  SCOPED_TRACE(::testing::Message() << to_string(spec.in) << ' ' << to_string(spec.acc) << ' '
+                                    << to_string(spec.shape) << " axis=" << to_string(p.axis) << " rows=" << p.rows
+                                    << " cols=" << p.cols << " threads=" << cfg.threads << " blocks=" << cfg.blocks);
+  const std::vector<double> got = run_on_gpu(spec, p, cfg);
+  const ReductionResult want = scan::run_model(spec, p, cfg);
+  ASSERT_EQ(got.size(), want.values.size()) << "the launch failed";
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_TRUE(same_bits(got[i], want.values[i])) << "element " << i << ": gpu " << got[i] << ", model "
+                                                   << want.values[i];
+}
+
+TEST(ScanGpu, EveryShapeAccumulatorAndLaunchMatchesItsModel) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  for (Dtype in : {Dtype::fp32, Dtype::fp16, Dtype::bf16, Dtype::fp8_e4m3, Dtype::fp8_e5m2})
+    for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(4097), (std::int64_t(1) << 20) + 3}) {
+      const TypedArray x = values_of(in, n, std::uint64_t(n));
+      ReductionProblem p;
+      p.op = Op::cumsum;
+      p.axis = Axis::all;
+      p.rows = 1;
+      p.cols = n;
+      p.x = &x;
+      for (Accumulator acc : kKernelAccumulators)
+        for (Shape shape : kKernelShapes) {
+          const KernelSpec spec{Op::cumsum, in, default_out_dtype(in), acc, shape};
+          ASSERT_FALSE(scan::gpu_unavailable(spec, Axis::all).has_value());
+          for (const LaunchConfig& cfg : scan::launch_configs(spec, n)) expect_model_bits(spec, p, cfg);
+        }
+    }
+}
+
+TEST(ScanGpu, RowsMatchTheirModels) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const TypedArray x = values_of(Dtype::fp16, 8 * 4097, 3);
+  ReductionProblem p;
+  p.op = Op::cumsum;
+  p.axis = Axis::inner;
+  p.rows = 8;
+  p.cols = 4097;
+  p.x = &x;
+  for (Accumulator acc : kKernelAccumulators)
+    for (Shape shape : kKernelShapes) {
+      const KernelSpec spec{Op::cumsum, Dtype::fp16, Dtype::fp16, acc, shape};
+      for (const LaunchConfig& cfg : scan::launch_configs(spec, p.cols)) expect_model_bits(spec, p, cfg);
+    }
+}
+
+// Thousands of tiles wait on their windows; the fixed window gives the same
+// bits on every run, whatever the order the tiles finish in.
+TEST(ScanGpu, LookbackGivesTheModelsBitsRunAfterRun) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const std::int64_t n = std::int64_t(1) << 22;
+  const TypedArray x = values_of(Dtype::fp32, n, 9);
+  ReductionProblem p;
+  p.op = Op::cumsum;
+  p.rows = 1;
+  p.cols = n;
+  p.x = &x;
+  const KernelSpec spec{Op::cumsum, Dtype::fp32, Dtype::fp32, Accumulator::fp32, Shape::lookback};
+  const LaunchConfig cfg = scan::launch_configs(spec, n).back();  // 64 threads: 8192 tiles
+  for (int run = 0; run < 5; ++run) expect_model_bits(spec, p, cfg);
+}
+
+TEST(ScanGpu, UnavailableKernelsSayWhy) {
+  const KernelSpec exact{Op::cumsum, Dtype::fp16, Dtype::fp16, Accumulator::exact, Shape::lookback};
+  EXPECT_TRUE(scan::gpu_unavailable(exact, Axis::all).has_value());
+  const KernelSpec serial{Op::cumsum, Dtype::fp16, Dtype::fp16, Accumulator::fp32, Shape::serial};
+  EXPECT_TRUE(scan::gpu_unavailable(serial, Axis::all).has_value());
+  const KernelSpec wide{Op::cumsum, Dtype::fp16, Dtype::fp32, Accumulator::fp32, Shape::warp};
+  EXPECT_TRUE(scan::gpu_unavailable(wide, Axis::all).has_value());
+}
+
+}  // namespace
+}  // namespace ulpscope
