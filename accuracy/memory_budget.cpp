@@ -30,7 +30,11 @@ MemoryNeed memory_need(const MatrixSettings& s, const std::optional<UserInput>& 
     for (std::int64_t n : s.sizes)
       for (Dtype d : s.dtypes) problems.emplace_back(n, d);
   }
-  const bool norms = std::any_of(s.ops.begin(), s.ops.end(), [](Op op) { return is_elementwise_output(op); });
+  const bool norms =
+      std::any_of(s.ops.begin(), s.ops.end(), [](Op op) { return is_elementwise_output(op) || is_scan(op); });
+  // A whole-array scan scores every prefix (docs/spec.md, "Scans along the index").
+  const bool whole_scans = std::any_of(s.ops.begin(), s.ops.end(), is_scan) &&
+                           std::find(s.axes.begin(), s.axes.end(), Axis::all) != s.axes.end();
   const double held = std::max(1u, threads);  // cells in flight at once, at most
   for (const auto& [n_, d] : problems) {
     const double n = double(std::max<std::int64_t>(n_, 0));
@@ -44,7 +48,7 @@ MemoryNeed memory_need(const MatrixSettings& s, const std::optional<UserInput>& 
     const double outputs = norms ? n : n / double(std::max<std::int64_t>(1, std::min<std::int64_t>(s.row_cols, n_)));
     // Outputs are kept as values and unrounded values (16 bytes); of a large
     // norm only the scored rows (accuracy/run_matrix.cpp, kScoredElements).
-    const double scored = std::min(outputs, double(std::int64_t(1) << 22));
+    const double scored = whole_scans ? outputs : std::min(outputs, double(std::int64_t(1) << 22));
     // On the GPU, built-in kernels' outputs stay on the device (digested
     // there) but for the scored rows; a user's kernel brings its run back.
     if (gpu) host += outputs * 16 + held * scored * 16 * 2;  // the run in hand; scored parts and model runs

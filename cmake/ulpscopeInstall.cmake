@@ -10,6 +10,11 @@ set(_ulpscope_exported
   input_file ulpscope_input_file  accuracy ulpscope_accuracy  reports ulpscope_reports
   plugin_abi ulpscope_plugin_abi  plugin ulpscope_plugin  gtest ulpscope_gtest
   accuracy_report accuracy_report)
+# The scans' models and kernels (kernels/CMakeLists.txt), which ulpscope_kernels links.
+list(APPEND _ulpscope_exported scan_model ulpscope_scan_model)
+if(TARGET ulpscope_scan_kernels)
+  list(APPEND _ulpscope_exported scan_kernels ulpscope_scan_kernels)
+endif()
 set(_ulpscope_targets "")
 while(_ulpscope_exported)
   list(POP_FRONT _ulpscope_exported _name _target)

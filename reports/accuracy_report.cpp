@@ -125,7 +125,7 @@ void check_check_request(const CliOptions& o, const MatrixSettings& s, bool othe
   const Op op = s.ops.front();
   if (takes_second_input(op))
     throw UsageProblem(fmt::format("--check: {} needs a second input y; an --input file gives x only", to_string(op)));
-  if (is_elementwise_output(op) || op == Op::mean_var || s.axes != std::vector<Axis>{Axis::all})
+  if (is_elementwise_output(op) || is_scan(op) || op == Op::mean_var || s.axes != std::vector<Axis>{Axis::all})
     throw UsageProblem(fmt::format("--check scores ops that give one value (sum, mean, norm2, rms, max, ...); {}{} "
                                    "gives several",
                                    to_string(op), s.axes != std::vector<Axis>{Axis::all} ? " along rows" : ""));

@@ -15,13 +15,14 @@
 
 #include "formats/binary_format.hpp"
 #include "kernels/out_format.hpp"
+#include "kernels/scan/scan_model.hpp"
 #include "kernels/scan/scan_order.hpp"
 #include "kernels/shape.hpp"
 #include "kernels/tree/load.cuh"
 
 namespace ulpscope::scan {
 
-inline constexpr int kMaxThreads = 1024;
+inline constexpr int kMaxThreads = kMaxScanThreads;
 
 template <class R>
 struct TileShared {

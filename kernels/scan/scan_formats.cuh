@@ -3,6 +3,7 @@
 // compiles the formats' kernels in parallel, smaller units.
 #include "kernels/accumulators/compensated_sum.hpp"
 #include "kernels/accumulators/rounded_sum.hpp"
+#include "kernels/scan/fixed_point_sum.hpp"
 #include "kernels/scan/scan_dispatch.hpp"
 #include "kernels/scan/scan_launch.cuh"
 
@@ -17,6 +18,15 @@ void with_accumulator(Accumulator acc, F&& f) {
     case Accumulator::fp32: f.template operator()<Fp32Sum, Elem, Out>(); return;
     case Accumulator::fp64: f.template operator()<Fp64Sum, Elem, Out>(); return;
     case Accumulator::kahan: f.template operator()<KahanSum, Elem, Out>(); return;
+    case Accumulator::exact:
+      if constexpr (Fmt::bits == 16 && Fmt::exp_bits == 5) {
+        f.template operator()<FixedPointSum<Fmt, Fp16Format>, Elem, Out>();
+        return;
+      } else if constexpr (Fmt::bits == 8) {
+        f.template operator()<FixedPointSum<Fmt, Fp32Format>, Elem, Out>();
+        return;
+      }
+      [[fallthrough]];
     default: throw std::invalid_argument("scan: no GPU kernel for this accumulator");
   }
 }

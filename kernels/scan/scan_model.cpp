@@ -8,6 +8,7 @@
 #include "kernels/out_format.hpp"
 #include "kernels/accumulators/compensated_sum.hpp"
 #include "kernels/accumulators/rounded_sum.hpp"
+#include "kernels/scan/fixed_point_sum.hpp"
 #include "kernels/scan/scan_order.hpp"
 #include "reference/exact_prefix.hpp"
 
@@ -172,6 +173,13 @@ void scan_lines(const KernelSpec& spec, const ReductionProblem& p, const LaunchC
       scan_line<R>(spec, cfg, x + line * length, length, out);
     }
   };
+  if (spec.acc == Accumulator::exact) {
+    // The kernel's own integer (fixed_point_sum.hpp): fp16 into fp16, fp8 into fp32.
+    if constexpr (F::bits == 16 && F::exp_bits == 5) each(std::type_identity<FixedPointSum<F, Fp16Format>>{});
+    else if constexpr (F::bits == 8) each(std::type_identity<FixedPointSum<F, Fp32Format>>{});
+    else throw std::logic_error("no fixed-point scan for this format");
+    return;
+  }
   switch (spec.acc) {
     case Accumulator::naive: each(std::type_identity<NaiveSum<F>>{}); return;
     case Accumulator::fp32: each(std::type_identity<Fp32Sum>{}); return;
@@ -208,9 +216,14 @@ std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis) {
   }
 }
 
+bool has_fixed_point_scan(const KernelSpec& spec) {
+  return spec.acc == Accumulator::exact && spec.out == default_out_dtype(spec.in) &&
+         (spec.in == Dtype::fp16 || spec.in == Dtype::fp8_e4m3 || spec.in == Dtype::fp8_e5m2);
+}
+
 std::optional<std::string> bad_config(const LaunchConfig& c) {
-  if (c.threads < 32 || c.threads > 1024 || !power_of_two(c.threads) || c.blocks < 1)
-    return "a scan launch needs 32..1024 threads (a power of two) and at least one block";
+  if (c.threads < 32 || c.threads > kMaxScanThreads || !power_of_two(c.threads) || c.blocks < 1)
+    return "a scan launch needs 32..512 threads (a power of two) and at least one block";
   return std::nullopt;
 }
 
@@ -237,7 +250,7 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& p, con
     if (auto why = bad_config(cfg)) throw std::invalid_argument(*why);
   const std::int64_t n = p.rows * p.cols;
   ReductionResult r;
-  if (spec.acc == Accumulator::exact) {
+  if (spec.acc == Accumulator::exact && !has_fixed_point_scan(spec)) {
     // Every prefix correctly rounded: the same bits on every shape and launch.
     const OutputFormat out{spec.out, spec.sat};
     if (p.axis == Axis::all) {
@@ -263,6 +276,7 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& p, con
     case Dtype::fp8_e5m2: scan_lines<Fp8E5M2Format>(spec, p, cfg, x, r); break;
     default: throw std::invalid_argument("not an input format");
   }
+  if (spec.acc == Accumulator::exact) r.unrounded.clear();  // nothing before the one rounding
   return r;
 }
 

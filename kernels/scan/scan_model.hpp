@@ -21,9 +21,19 @@ std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis);
 // other block counts for reduce_then_scan): every level of the order moves.
 std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length);
 
+// The most threads a scan block takes: its shared partials (two a thread,
+// up to 32 bytes each for the exact scan's) stay within 48 KiB.
+inline constexpr int kMaxScanThreads = 512;
+
 // Why a configuration does not fit the scans (threads a power of two in
-// 32..1024, at least one block), or nullopt.
+// 32..512, at least one block), or nullopt.
 std::optional<std::string> bad_config(const LaunchConfig& config);
+
+// exact with fp16 inputs into fp16, or fp8 inputs into fp32: the scan runs
+// the kernels' 128-bit fixed-point integer in the shape's order
+// (fixed_point_sum.hpp), whose every prefix is the reference's. Other exact
+// scans are the reference's one-pass prefixes.
+bool has_fixed_point_scan(const KernelSpec& spec);
 
 // One output per element, [line][index], in out_dtype widened to double;
 // `unrounded` holds the running value before its rounding to out_dtype.

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <utility>
 #include <random>
 #include <string>
 #include <vector>
@@ -134,22 +136,60 @@ TEST(ScanModel, RowsAreScannedOnTheirOwn) {
 }
 
 // exact: every prefix correctly rounded, the same bits on every shape and
-// launch; here on fp16 values whose running sums round.
+// launch. For fp16 and fp8 the model runs the kernels' 128-bit fixed-point
+// integer in each shape's order (fixed_point_sum.hpp), checked here against
+// the reference's one-pass prefixes: values of every binade, cancellation
+// to exact zeros, prefixes of -0, overflow past the largest finite value,
+// NaN and infinities.
+template <class T>
+TypedArray exact_case(std::size_t n, std::uint64_t seed, bool specials) {
+  std::mt19937_64 g(seed);
+  std::vector<T> v;
+  const double big = format_info(TypedArray(std::vector<T>{}).dtype()).max_finite;
+  v.push_back(T(-0.0));
+  v.push_back(T(-0.0));
+  while (v.size() < n) {
+    const std::uint64_t r = g();
+    if (r % 17 == 0) {
+      v.push_back(T(big));
+    } else if (r % 17 == 1 && v.size() > 3) {
+      v.push_back(T(-to_double(v[v.size() - 2])));  // cancels an earlier value
+    } else {
+      v.push_back(T::from_bits(std::uint32_t(r >> 20) & ((1u << T::format::bits) - 1)));  // any pattern
+      if (!specials && !std::isfinite(to_double(v.back()))) v.back() = T(1.0);
+    }
+  }
+  return TypedArray(v);
+}
+
 TEST(ScanModel, ExactIsTheReferenceOnEveryShapeAndLaunch) {
-  std::vector<Fp16> v;
-  std::mt19937 g(5);
-  std::normal_distribution<double> d(1.0, 3.0);
-  for (int i = 0; i < 20000; ++i) v.push_back(Fp16(d(g)));
-  const TypedArray x(v);
-  const std::vector<double> want = cumsum_rounded(x, OutputFormat{Dtype::fp16});
-  for (Shape shape : kModelled) {
-    const KernelSpec spec{Op::cumsum, Dtype::fp16, Dtype::fp16, Accumulator::exact, shape};
-    for (const LaunchConfig& cfg : launch_configs(spec, 20000)) {
-      const ReductionResult r = run_model(spec, problem_of(x, Axis::all, 1, 20000), cfg);
-      ASSERT_EQ(r.values.size(), want.size());
-      for (std::size_t i = 0; i < want.size(); ++i)
-        ASSERT_TRUE(r.values[i] == want[i] || (std::isnan(r.values[i]) && std::isnan(want[i])))
-            << to_string(shape) << " element " << i;
+  std::vector<std::pair<TypedArray, Dtype>> cases;
+  cases.emplace_back(exact_case<Fp16>(20000, 5, false), Dtype::fp16);
+  cases.emplace_back(exact_case<Fp16>(3000, 6, true), Dtype::fp16);
+  cases.emplace_back(exact_case<Fp8E4M3>(9000, 7, false), Dtype::fp32);
+  cases.emplace_back(exact_case<Fp8E5M2>(9000, 8, true), Dtype::fp32);
+  {
+    std::vector<Bf16> b;
+    std::mt19937 g(5);
+    std::normal_distribution<double> d(1.0, 3.0);
+    for (int i = 0; i < 5000; ++i) b.push_back(Bf16(d(g)));
+    cases.emplace_back(TypedArray(b), Dtype::bf16);  // the reference path
+  }
+  for (const auto& [x, out] : cases) {
+    const std::int64_t n = std::int64_t(x.size());
+    const std::vector<double> want = cumsum_rounded(x, OutputFormat{out});
+    for (Shape shape : kModelled) {
+      const KernelSpec spec{Op::cumsum, x.dtype(), out, Accumulator::exact, shape};
+      EXPECT_EQ(scan::has_fixed_point_scan(spec), x.dtype() != Dtype::bf16);
+      for (const LaunchConfig& cfg : launch_configs(spec, n)) {
+        const ReductionResult r = run_model(spec, problem_of(x, Axis::all, 1, n), cfg);
+        ASSERT_EQ(r.values.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i)
+          ASSERT_TRUE(std::memcmp(&r.values[i], &want[i], sizeof(double)) == 0 ||
+                      (std::isnan(r.values[i]) && std::isnan(want[i])))
+              << to_string(x.dtype()) << ' ' << to_string(shape) << " threads=" << cfg.threads << " element " << i
+              << ": " << r.values[i] << " vs " << want[i];
+      }
     }
   }
 }
