@@ -206,6 +206,9 @@ void launch_scan_with(Shape shape, const Elem* x, Out* out, std::int64_t lines, 
   const TileOrder o{length, cfg.threads};
   if (ws.bytes < workspace_bytes_for<P>(shape, lines, length, cfg))
     throw std::invalid_argument("scan: the workspace is too small for this launch");
+  // The grid shapes put the lines on gridDim.y (at most 65535).
+  if ((shape == Shape::reduce_then_scan || shape == Shape::lookback) && lines > 65535)
+    throw std::invalid_argument("scan: reduce_then_scan and lookback take at most 65535 rows");
   auto* base = static_cast<unsigned char*>(ws.data);
   switch (shape) {
     case Shape::warp:
