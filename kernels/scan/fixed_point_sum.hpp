@@ -20,6 +20,7 @@ template <class In, class Out>
 struct FixedPointSum {
   static_assert(In::bits <= 16 && In::exp_bits <= 5, "a prefix of these values must fit 128 bits");
   static constexpr int kLow = In::emin - In::man_bits;  // the least subnormal's exponent
+  static constexpr double kMaxFinite = Out::max_finite();
   using term_t = float;
   using value_t = double;
   enum : std::uint32_t { kNaN = 1, kPlusInf = 2, kMinusInf = 4, kNotMinusZero = 8 };
@@ -73,7 +74,7 @@ struct FixedPointSum {
     }
     // m has at most Out's precision + 1 bits: exact in double, as is the scaling.
     const double value = static_cast<double>(static_cast<std::uint64_t>(m)) * detail::exact_pow2(e);
-    if (value > Out::max_finite())
+    if (value > kMaxFinite)
       return detail::double_from_bits(negative ? 0xFFF0000000000000ull : 0x7FF0000000000000ull);
     return negative ? -value : value;
   }

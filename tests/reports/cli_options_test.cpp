@@ -196,7 +196,7 @@ TEST(Cli, HelpShowsDefaultsDistributionsExitStatusesAndExamples) {
   const CliExit help = fails({"--help"});
   ASSERT_EQ(help.status, 0);
   const std::string& h = help.message;
-  for (const char* text : {"(default: fp32)", "(default: 4096, 2^16+3; --full: 1, 33, 1023, 4097, 2^20+3, 2^24)", "(default: all but min; --full: all)",
+  for (const char* text : {"(default: fp32)", "(default: 4096, 2^16+3; --full: 1, 33, 1023, 4097, 2^20+3, 2^24)", "(default: all but min, cumsum; --full: all but cumsum)",
                            "(default: 1; --full: 1, 2, 3)", "(default: 3; --full: 10)",
                            "all, with ill_conditioned:1e8, ill_conditioned:1e16", "(default 2^26; 0: not measured)",
                            "(default auto)", "default: table, or what --out's name ends with",
