@@ -10,6 +10,7 @@
 #include "reference/exact_sum.hpp"
 #include "reference/round_to_format.hpp"
 #include "reference/ziv.hpp"
+#include "reference/usable_cores.hpp"
 
 namespace ulpscope {
 namespace {
@@ -246,7 +247,7 @@ Reference logsumexp_reference(const TypedArray& x, OutputFormat out) {
     };
     const std::size_t parts =
         v.size() >= kParallelExpFrom && mpfr_buildopt_tls_p()
-            ? std::clamp<std::size_t>(v.size() / kParallelExpFrom, 1, std::max(1u, std::thread::hardware_concurrency()))
+            ? std::clamp<std::size_t>(v.size() / kParallelExpFrom, 1, usable_cores())
             : 1;
     std::vector<ExactReal> partials;
     for (std::size_t k = 0; k < parts; ++k) {
