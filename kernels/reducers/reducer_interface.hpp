@@ -162,27 +162,4 @@ struct takes_y : std::false_type {};
 template <class R>
 struct gathers_norm_statistics : std::false_type {};
 
-// Vectors of W elements that a tree thread loads before adding them: U
-// consecutive vectors of its chain, v, v + G, ... (tree_order.hpp, step 1),
-// added as one group of U*W terms where the reducer takes such a group, else
-// one vector after the other (pairwise and exact: the same result either way;
-// logsumexp: not, and the model groups as the kernel does). Pairwise takes up
-// to 8 vectors and 64 terms per group (32 for dot's two inputs), so that its
-// carry chain runs once per 32 or 64 terms. Measured on the H100 (fraction of
-// cub Sum fp32, docs/perf-h100.md): with the chain in registers
-// (pairwise_sum.hpp) sum fp32 0.83 -> 0.99, fp16 0.79 -> 0.96, fp8 0.65 ->
-// 0.88, dot fp32 0.87 -> 1.00; 16 vectors per group ran fp32 sum at 0.91.
-// logsumexp takes up to 16 terms (four fp32 vectors). The other reducers load
-// two vectors at a time: four made them slower (max fp16 0.94 -> 0.77, dot
-// fp16 kahan 0.96 -> 0.87), and exact groups of four vectors too.
-// A reducer may name its count (R::vector_loads: welford).
-template <class R, int W>
-ULPSCOPE_HD constexpr int group_loads() {
-  constexpr int terms = takes_y<R>::value ? 32 : 64;
-  if constexpr (requires { R::vector_loads; }) return R::vector_loads;
-  else if constexpr (8 * W <= terms && reducer_adds_groups<R, 8 * W>) return 8;
-  else if constexpr (4 * W <= terms && reducer_adds_groups<R, 4 * W>) return 4;
-  else return 2;
-}
-
 }  // namespace ulpscope
