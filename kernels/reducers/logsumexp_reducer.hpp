@@ -30,8 +30,8 @@ struct LogSumExpReducer {
   // sides (two exps) in a warp whose lanes disagree. NaN makes s NaN and
   // leaves m (exp_nonpositive's clamp takes NaN to e^-87), by a select: an
   // early return, inlined 16 times in the fp32 group's slow path, spilled
-  // registers of the 32 the first pass has (12 bytes; 0.95 -> 0.88 of cub
-  // Sum fp32 on the H100).
+  // registers of the 32 the first pass has (docs/perf-h100.md,
+  // "logsumexp_reducer.hpp").
   ULPSCOPE_HD static void add(State& st, float xf, float, const Params&) {
     const T x = T(xf);
     const bool grows = x > st.m;

@@ -117,9 +117,8 @@ struct ExactMomentsReducer {
     }
     if constexpr (A2::template groups<W>) {
       // The squares' double terms, without add_float_products (e4m3, whose
-      // tree kernels take add_values_by since): with it this first pass ran
-      // 0.750 -> 0.673 of cub Sum fp32 (H100, the whole table at 67dc3fa
-      // against b2c8df7's), no spill either way.
+      // tree kernels take add_values_by), which ran slower here
+      // (docs/perf-h100.md, "moments_reducers.hpp").
       // fp16: the squares inside the split's fma, the values' conversions
       // shared (exact_sum.hpp, add_split_products).
       if constexpr (A2::template split_product_groups<W>) A2::template add_split_products<W>(st.s2, x, x);
@@ -227,8 +226,8 @@ struct WelfordReducer {
   ULPSCOPE_HD static void add(State& st, float x, float, const Params&) { Acc::add(st, x); }
   // Two vectors at a time, in groups of 16 values (welford.hpp, add_group):
   // two fp16 or bf16 vectors, one fp8 vector. fp32 adds its values one by one
-  // with a division each (H100: 0.974 of cub Sum fp32, against 0.877 in
-  // groups of four vectors, which took 56 registers instead of 32).
+  // with a division each: in groups of four vectors it took more registers
+  // and ran slower (docs/perf-h100.md, "moments_reducers.hpp").
   static constexpr int vector_loads = 2;
   template <int W>
   static constexpr bool adds_groups = W == 16;
