@@ -31,8 +31,12 @@ TEST(Combinations, DecidedOnceForTheCpuAndTheGpu) {
             const std::optional<std::string> model = unsupported(spec, axis);
             EXPECT_EQ(unavailable_on(spec, axis, false), model);
             const std::optional<std::string> gpu = unavailable_on(spec, axis, true);
-            if (has_cpu_model(shape) && model) EXPECT_EQ(gpu, model);
-            if (GpuBackend::shape_unavailable(shape)) EXPECT_TRUE(gpu.has_value());
+            if (has_cpu_model(shape) && model) {
+              EXPECT_EQ(gpu, model);
+            }
+            if (GpuBackend::shape_unavailable(shape)) {
+              EXPECT_TRUE(gpu.has_value());
+            }
             if (!has_cpu_model(shape)) {
               EXPECT_TRUE(model.has_value()) << "a shape without a model has no CPU run";
               if (!gpu) ++gpu_only;
@@ -45,7 +49,9 @@ TEST(Combinations, DecidedOnceForTheCpuAndTheGpu) {
       });
     });
   EXPECT_GT(exist, 300);
-  if (!GpuBackend::shape_unavailable(Shape::cub)) EXPECT_GT(gpu_only, 0);
+  if (!GpuBackend::shape_unavailable(Shape::cub)) {
+    EXPECT_GT(gpu_only, 0);
+  }
 }
 
 }  // namespace
