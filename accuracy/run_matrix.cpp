@@ -446,8 +446,7 @@ void list_shape_gaps(const MatrixSettings& s, bool gpu, std::vector<std::pair<st
           bool any = false;
           for (Accumulator acc : s.accumulators) {
             const KernelSpec spec{op, d, s.out_dtype.value_or(default_out_dtype(d)), acc, shape, s.saturation};
-            std::optional<std::string> reason = has_cpu_model(shape) ? unsupported(spec, axis) : std::nullopt;
-            if (!reason && gpu) reason = GpuBackend::unavailable(spec, axis);
+            const std::optional<std::string> reason = unavailable_on(spec, axis, gpu);
             if (!reason) {
               any = true;
               break;
@@ -627,8 +626,7 @@ class MatrixRunner {
         const KernelSpec spec{p.op, in.dtype, out_dtype, acc, shape, s_.saturation};
         // Combinations that do not exist are not cells; NVIDIA's shapes have
         // no model and exist on the GPU only.
-        if (has_cpu_model(shape) && unsupported(spec, p.axis)) continue;
-        if (gpu_ ? bool(GpuBackend::unavailable(spec, p.axis)) : !has_cpu_model(shape)) continue;
+        if (unavailable_on(spec, p.axis, gpu_ != nullptr)) continue;
         PendingCell& c = cells.emplace_back();
         c.cell = blank_cell(in, p, out_dtype, std::string(to_string(acc)), std::string(to_string(shape)));
         c.out_dtype = out_dtype;
@@ -745,7 +743,7 @@ class MatrixRunner {
 
   KernelUnderTest builtin_kernel(const KernelSpec& spec, const ReductionProblem& p, const std::string& key) {
     KernelUnderTest k;
-    k.configs = launch_configs(spec, p.length());
+    k.configs = launch_configs(spec, p.length(), gpu_ ? gpu_->info().shape() : kReferenceDevice);
     // The CPU models of deterministic shapes give the same bits on every run:
     // they are run once per configuration; the atomic model draws one order
     // of block partials per run.
@@ -1165,7 +1163,7 @@ void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const MatrixRu
       try {
         gpu.view_as(p);
         if (job.spec) {
-          timings[key] = gpu.time(*job.spec, launch_configs(*job.spec, p.length()).front(), 3, 10);
+          timings[key] = gpu.time(*job.spec, launch_configs(*job.spec, p.length(), gpu.info().shape()).front(), 3, 10);
         } else {
           const UserKernel& u = *job.user;
           const std::size_t bytes = std::size_t(output_count(u.op, p.axis, p.rows, p.cols)) * element_bytes(u.out);
