@@ -46,6 +46,20 @@ struct Interruption {
   std::atomic<bool> raised{false};
 };
 
+// The GIL for a thread of the matrix's pool, through CPython's own
+// PyGILState API, which is made for threads Python did not start (Python/C
+// API, "Non-Python created threads") and keeps no state of pybind11's.
+class PythonThread {
+ public:
+  PythonThread() : state_(PyGILState_Ensure()) {}
+  ~PythonThread() { PyGILState_Release(state_); }
+  PythonThread(const PythonThread&) = delete;
+  PythonThread& operator=(const PythonThread&) = delete;
+
+ private:
+  PyGILState_STATE state_;
+};
+
 // The Python adapter (ulpscope/_evaluate.py) is called as
 //   call(x, y, gamma, beta, rows, cols, axis, eps) -> values (float64, output_count of them)
 // with the inputs as bit-pattern arrays (arrays.hpp's bits_of).
@@ -55,7 +69,7 @@ std::function<void(const KernelArgs&)> host_call(std::shared_ptr<py::object> cal
     if (interruption->raised) throw std::runtime_error("not run: the evaluation was interrupted");
     const std::size_t n = std::size_t(a.rows * a.cols), cols = std::size_t(a.cols);
     const std::size_t count = std::size_t(output_count(a.op, a.axis, a.rows, a.cols));
-    py::gil_scoped_acquire gil;
+    const PythonThread gil;
     std::string failure;
     try {
       auto optional = [](const void* p, std::size_t k, Dtype d) {
