@@ -18,18 +18,13 @@
 #include "accuracy/problem_reference.hpp"
 #include "kernels/exact.hpp"
 #include "gpu_test_backend.hpp"
+#include "model_test_support.hpp"
 
 namespace ulpscope {
 // Named, not anonymous: the unity build puts several test files in one unit.
 namespace exact_ops_test {
 
-bool same_bits(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  std::uint64_t ua, ub;
-  std::memcpy(&ua, &a, 8);
-  std::memcpy(&ub, &b, 8);
-  return ua == ub;
-}
+using test::same_bits;
 
 struct Case {
   exact::Reduction r;

@@ -19,18 +19,13 @@
 #include "kernels/gpu_backend.hpp"
 #include "kernels/model.hpp"
 #include "gpu_test_backend.hpp"
+#include "model_test_support.hpp"
 
 namespace ulpscope {
 // Named, not anonymous: the unity build puts several test files in one unit.
 namespace gpu_exact_reference_test {
 
-bool same_bits(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  std::uint64_t ua, ub;
-  std::memcpy(&ua, &a, 8);
-  std::memcpy(&ub, &b, 8);
-  return ua == ub;
-}
+using test::same_bits;
 
 // The ops whose exact kernels are correctly rounded in every case (rms only
 // when eps lies on the integer's grid, so it is left out).

@@ -22,13 +22,7 @@ namespace {
 
 using test::make_array;
 
-bool same_bits(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  std::uint64_t ua, ub;
-  std::memcpy(&ua, &a, 8);
-  std::memcpy(&ub, &b, 8);
-  return ua == ub;
-}
+using test::same_bits;
 
 constexpr Op kOps[] = {Op::sum, Op::mean, Op::dot, Op::sumsq, Op::norm2, Op::rms, Op::mean_var,
                        Op::max, Op::min, Op::amax, Op::logsumexp, Op::rmsnorm, Op::layernorm};

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "formats/dtype.hpp"
@@ -12,6 +13,15 @@
 #include "kernels/model.hpp"
 
 namespace ulpscope::test {
+
+// The same value of a format as a result is compared: every NaN alike, -0 not +0.
+inline bool same_bits(double a, double b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  std::uint64_t ua, ub;
+  std::memcpy(&ua, &a, 8);
+  std::memcpy(&ub, &b, 8);
+  return ua == ub;
+}
 
 inline std::uint64_t mix(std::uint64_t& s) {
   std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
