@@ -205,14 +205,6 @@ struct PermutedArrays {
   ReductionProblem problem;  // the original problem over these arrays
 };
 
-std::vector<float> widened(const TypedArray& a) {
-  std::vector<float> out(a.size());
-  visit_typed(a, [&](const auto& v) {
-    for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<float>(to_double(v[i]));
-  });
-  return out;
-}
-
 TypedArray permuted(const TypedArray& a, std::int64_t count, WorkPool& pool,
                     const std::function<std::int64_t(std::int64_t)>& source) {
   return std::visit(
@@ -565,6 +557,9 @@ class IdealCache {
   std::map<std::pair<Dtype, Dtype>, IdealScores> scores_;
 };
 
+// run_digested's rows for a run whose outputs are not copied back (its digest alone).
+const std::vector<std::int64_t> kNoRows;
+
 class MatrixRunner {
  public:
   MatrixRunner(const MatrixSettings& s, GpuBackend* gpu, const std::vector<UserKernel>& user_kernels,
@@ -584,8 +579,8 @@ class MatrixRunner {
     // on every run of every cell.
     std::vector<float> x_float, y_float;
     if (in.dtype != Dtype::fp32) {
-      x_float = widened(in.x());
-      if (in.y) y_float = widened(*in.y);
+      x_float = in.x().to_floats();
+      if (in.y) y_float = in.y->to_floats();
     }
     for (const auto& [op, axis] : problems_of(s_, in.n, in.y.has_value())) {
       ReductionProblem p;
@@ -838,7 +833,6 @@ class MatrixRunner {
   // bits).
   KernelRuns run_kernel(const KernelUnderTest& kut, const ReductionProblem& p, const ScoredRows* scored) {
     KernelRuns k;
-    static const std::vector<std::int64_t> kNoRows;
     for (std::size_t ci = 0; ci < kut.configs.size(); ++ci) {
       for (int r = 0; r < (ci == 0 ? kut.runs : 1); ++r) {
         ReductionResult part;
@@ -894,7 +888,6 @@ class MatrixRunner {
         for (std::int64_t j = 0; j < p.cols; ++j) columns.push_back(perm.column(j));
       }
       each_cell(cells, [&](PendingCell& c) {
-        static const std::vector<std::int64_t> kNoRows;
         if (c.kut.run_digested) {
           c.permuted.push_back(c.kut.run_digested(c.kut.configs.front(), &kNoRows, p.cols).digest);
           return;
