@@ -11,6 +11,7 @@
 #include "kernels/counter_rng.hpp"
 #include "accuracy/ill_conditioned.hpp"
 #include "formats/round_to_dtype.hpp"
+#include "reference/usable_cores.hpp"
 
 namespace ulpscope {
 namespace {
@@ -186,7 +187,7 @@ std::vector<double> elements(const DistributionSpec& spec, Dtype dtype, std::int
   std::vector<double> out(static_cast<std::size_t>(n));
   // Large arrays in parallel chunks; the bits do not depend on the split.
   const std::int64_t chunk = std::int64_t(1) << 20;
-  const unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
+  const unsigned workers = std::min(usable_cores(), 16u);
   if (n < 2 * chunk || workers == 1) {
     generate_elements(spec, dtype, n, seed, stream, 0, out);
     return out;

@@ -45,8 +45,7 @@ void list_shape_gaps(const MatrixSettings& s, bool gpu, NotRun& not_run) {
           bool any = false;
           for (Accumulator acc : s.accumulators) {
             const KernelSpec spec{op, d, s.out_dtype.value_or(default_out_dtype(d)), acc, shape, s.saturation};
-            std::optional<std::string> reason = has_cpu_model(shape) ? unsupported(spec, axis) : std::nullopt;
-            if (!reason && gpu) reason = GpuBackend::unavailable(spec, axis);
+            const std::optional<std::string> reason = unavailable_on(spec, axis, gpu);
             if (!reason) {
               any = true;
               break;

@@ -85,7 +85,7 @@ void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const Yardstic
       try {
         gpu.view_as(p);
         if (job.spec) {
-          timings[key] = gpu.time(*job.spec, launch_configs(*job.spec, p.length()).front(), 3, 10);
+          timings[key] = gpu.time(*job.spec, launch_configs(*job.spec, p.length(), gpu.info().shape()).front(), 3, 10);
         } else {
           const UserKernel& u = *job.user;
           const std::size_t bytes = std::size_t(output_count(u.op, p.axis, p.rows, p.cols)) * element_bytes(u.out);

@@ -13,6 +13,7 @@
 #include "accuracy/error_bound.hpp"
 #include "accuracy/metrics.hpp"
 #include "reference/exact_sum.hpp"
+#include "reference/usable_cores.hpp"
 
 namespace ulpscope {
 namespace {
@@ -98,7 +99,7 @@ ProblemReference compute_problem_reference(const ReductionProblem& p, Dtype out_
   };
   const std::int64_t elements = p.rows * p.cols;
   const unsigned threads = lines >= 64 && elements >= (std::int64_t(1) << 16)
-                               ? std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 64))
+                               ? std::min(usable_cores(), 64u)
                                : 1u;
   std::vector<Part> parts(threads);
   std::vector<std::exception_ptr> errors(threads);

@@ -122,8 +122,7 @@ class MatrixRunner {
         const KernelSpec spec{p.op, in.dtype, out_dtype, acc, shape, s_.saturation};
         // Combinations that do not exist are not cells; NVIDIA's shapes have
         // no model and exist on the GPU only.
-        if (has_cpu_model(shape) && unsupported(spec, p.axis)) continue;
-        if (gpu_ ? bool(GpuBackend::unavailable(spec, p.axis)) : !has_cpu_model(shape)) continue;
+        if (unavailable_on(spec, p.axis, gpu_ != nullptr)) continue;
         PendingCell& c = cells.emplace_back();
         c.cell = blank_cell(in, p, out_dtype, std::string(to_string(acc)), std::string(to_string(shape)));
         c.out_dtype = out_dtype;
@@ -242,7 +241,7 @@ class MatrixRunner {
 
   KernelUnderTest builtin_kernel(const KernelSpec& spec, const ReductionProblem& p, const std::string& key) {
     KernelUnderTest k;
-    k.configs = launch_configs(spec, p.length());
+    k.configs = launch_configs(spec, p.length(), gpu_ ? gpu_->info().shape() : kReferenceDevice);
     // The CPU models of deterministic shapes give the same bits on every run:
     // they are run once per configuration; the atomic model draws one order
     // of block partials per run.

@@ -15,13 +15,15 @@
 #include <type_traits>
 #include <vector>
 
+#include "reference/usable_cores.hpp"
+
 namespace ulpscope {
 
 class WorkPool {
  public:
-  // 0: one thread per hardware thread.
+  // 0: one thread per core this process may use.
   explicit WorkPool(unsigned threads = 0)
-      : threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())), pool_(threads_) {}
+      : threads_(threads ? threads : usable_cores()), pool_(threads_) {}
   ~WorkPool() { pool_.join(); }
   WorkPool(const WorkPool&) = delete;
   WorkPool& operator=(const WorkPool&) = delete;

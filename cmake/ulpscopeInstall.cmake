@@ -49,6 +49,9 @@ set(ULPSCOPE_PUBLIC_HEADERS
   formats/dtype.hpp formats/typed_array.hpp formats/small_float.hpp formats/hex_float.hpp
   formats/round_to_dtype.hpp formats/round_trip_decimal.hpp   # the number formats
   reference/op_reference.hpp reference/exact_sum.hpp reference/round_to_format.hpp)  # the exact operations
+if(ULPSCOPE_HAVE_CUDA)
+  list(APPEND ULPSCOPE_PUBLIC_HEADERS kernels/exact.hpp)  # the exact reductions on the caller's device arrays
+endif()
 set(_todo ${ULPSCOPE_PUBLIC_HEADERS})
 set(_installed_headers "")
 while(_todo)

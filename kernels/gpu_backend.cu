@@ -244,6 +244,7 @@ std::unique_ptr<GpuBackend> GpuBackend::open(std::string* why_not) {
     cuda_check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     impl->info.name = prop.name;
     impl->info.sm_count = prop.multiProcessorCount;
+    impl->info.registers_per_sm = prop.regsPerMultiprocessor;
     impl->info.l2_bytes = std::size_t(prop.l2CacheSize);
     impl->info.memory_bytes = prop.totalGlobalMem;
     impl->info.cc_major = prop.major;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/launch_policy.hpp"
 #include "kernels/reduction.hpp"
 
 namespace ulpscope {
@@ -27,10 +28,13 @@ struct GpuError : std::runtime_error {
 struct DeviceInfo {
   std::string name;
   int sm_count = 0;
+  int registers_per_sm = 0;
   std::size_t l2_bytes = 0;
   std::size_t memory_bytes = 0;
   int cc_major = 0, cc_minor = 0;
   std::string cccl_version;  // the CCCL (CUB) headers the kernels were built with, "3.6.0"
+  // What the default launches are planned for (launch_policy.hpp).
+  DeviceShape shape() const { return {sm_count, registers_per_sm}; }
 };
 
 class GpuBackend {

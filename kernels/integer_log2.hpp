@@ -18,11 +18,7 @@ ULPSCOPE_HD constexpr int ceil_log2(std::int64_t k) {
 // The bits w needs: floor(log2 w) + 1, 0 for w = 0: std::bit_width on the
 // host, one count of leading zeros on the GPU. A loop over the bits, as this
 // was, ran up to 64 times a call in the exact finishes (round_sqrt's 63-bit
-// root: ncu counted 1024 of the 2^28 rms bf16 second pass's 13500 warp
-// instructions in it, on one thread). H100, one session, a build each (three
-// runs, fraction of cub Sum fp32), exact: norm2 fp16 0.933 -> 0.941, e4m3
-// 0.861 -> 0.874; rms fp16 0.925 -> 0.931, e4m3 0.845 -> 0.862; bf16 and the
-// sums within 0.003.
+// root; docs/perf-h100.md, "integer_log2.hpp").
 ULPSCOPE_HD inline int bit_width(std::uint64_t w) {
 #if defined(__CUDA_ARCH__)
   return 64 - __clzll(static_cast<long long>(w));

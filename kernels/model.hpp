@@ -8,19 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "kernels/combinations.hpp"  // unsupported
+#include "kernels/launch_policy.hpp"  // launch_configs
 #include "kernels/reduction.hpp"
 
 namespace ulpscope {
-
-// nullopt when the (op, in, out, accumulator, shape) exists along axis; else
-// why not ("welford applies to mean_var only", ...).
-std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis);
-
-// At least 3 launch configurations (serial: its one order) for a reduction of
-// `length` elements, the first the default one. Whole-array orders depend on
-// blocks and threads; row-wise inner orders on threads only (one block per
-// row); outer orders on neither (one thread per column).
-std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length);
 
 // The modelled kernel's outputs. Throws std::invalid_argument when the
 // combination is unsupported or the problem is malformed.

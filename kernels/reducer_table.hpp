@@ -2,7 +2,8 @@
 // Which reducer computes an (op, input format, accumulator): one table for the
 // CPU models and the CUDA dispatch alike, so both instantiate the same set.
 // f is called with std::type_identity<Reducer>{}; the result says whether the
-// combination exists (unsupported() in model.hpp gives the reason if not).
+// combination exists; false only where unsupported() (combinations.hpp) gives
+// a reason, which the callers check first.
 #include <type_traits>
 
 #include "formats/binary_format.hpp"

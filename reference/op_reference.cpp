@@ -10,6 +10,7 @@
 #include "reference/exact_sum.hpp"
 #include "reference/round_to_format.hpp"
 #include "reference/ziv.hpp"
+#include "reference/usable_cores.hpp"
 
 namespace ulpscope {
 namespace {
@@ -85,11 +86,21 @@ Reference sumsq_reference(const TypedArray& x, OutputFormat out) {
 
 namespace {
 
+// a / b for finite a and b, b nonzero: the rounding certified by Ziv's loop,
+// the decimal from the fraction (ziv.hpp: a non-dyadic quotient can be a
+// decimal tie, which no interval decides).
+Reference quotient_reference(const ExactReal& a, const ExactReal& b, OutputFormat out) {
+  Reference r = from_ziv(ziv_round([&](mpfr_prec_t p) { return quotient(a, b, p); }, out.dtype, out.sat,
+                                   kZivStartPrecision, mpfr_prec_t(1) << 22, /*decide_decimal=*/false),
+                         out);
+  if (!r.exact_is_exact) r.exact_decimal = quotient_decimal(a, b);
+  return r;
+}
+
 Reference mean_from_sum(const ExactReal& s, std::size_t n, OutputFormat out) {
   if (n == 0) return exact_reference(special(kNaN), out);
   if (!mpfr_regular_p(s.get())) return exact_reference(s, out);  // NaN, Inf, signed zero: S / n is S
-  const ExactReal count = exact_from_int(n);
-  return from_ziv(ziv_round([&](mpfr_prec_t p) { return quotient(s, count, p); }, out.dtype, out.sat), out);
+  return quotient_reference(s, exact_from_int(n), out);
 }
 
 }  // namespace
@@ -133,9 +144,7 @@ MeanVarReference mean_var_reference(const TypedArray& x, OutputFormat out) {
     r.variance = exact_reference(special(0.0), out);
     return r;
   }
-  const ExactReal n2 = exact_mul(exact_from_int(n), exact_from_int(n));
-  r.variance = from_ziv(ziv_round([&](mpfr_prec_t p) { return quotient(numerator, n2, p); }, out.dtype, out.sat),
-                        out);
+  r.variance = quotient_reference(numerator, exact_mul(exact_from_int(n), exact_from_int(n)), out);
   return r;
 }
 
@@ -238,7 +247,7 @@ Reference logsumexp_reference(const TypedArray& x, OutputFormat out) {
     };
     const std::size_t parts =
         v.size() >= kParallelExpFrom && mpfr_buildopt_tls_p()
-            ? std::clamp<std::size_t>(v.size() / kParallelExpFrom, 1, std::max(1u, std::thread::hardware_concurrency()))
+            ? std::clamp<std::size_t>(v.size() / kParallelExpFrom, 1, usable_cores())
             : 1;
     std::vector<ExactReal> partials;
     for (std::size_t k = 0; k < parts; ++k) {

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace ulpscope {
 namespace {
@@ -33,6 +35,36 @@ double overflow_value(bool negative, Dtype out, Saturation sat) {
   if (saturates) return negative ? -f.max_finite : f.max_finite;
   if (!f.has_infinity) return std::numeric_limits<double>::quiet_NaN();
   return negative ? -HUGE_VAL : HUGE_VAL;
+}
+
+// "-d.ddde+XX" from the digits and the exponent of the leading one.
+std::string scientific(bool negative, const std::string& mantissa, long exponent10) {
+  std::string out = negative ? "-" : "";
+  out += mantissa[0];
+  if (mantissa.size() > 1) {
+    out += '.';
+    out.append(mantissa, 1);
+  }
+  out += 'e';
+  out += exponent10 < 0 ? "-" : "+";
+  const long a = exponent10 < 0 ? -exponent10 : exponent10;
+  if (a < 10) out += "0";
+  out += std::to_string(a);
+  return out;
+}
+
+// x (finite) as an exact fraction m * 2^e.
+void set_fraction(mpq_t out, const ExactReal& x) {
+  mpz_t m;
+  mpz_init(m);
+  const mpfr_exp_t e = mpfr_get_z_2exp(m, x.get());
+  mpq_set_z(out, m);
+  if (e >= 0) {
+    mpq_mul_2exp(out, out, static_cast<mp_bitcnt_t>(e));
+  } else {
+    mpq_div_2exp(out, out, static_cast<mp_bitcnt_t>(-e));
+  }
+  mpz_clear(m);
 }
 
 }  // namespace
@@ -102,18 +134,74 @@ std::string exact_decimal(const ExactReal& x, bool is_exact) {
     mpfr_free_str(str);
     exponent10 = static_cast<long>(e10) - 1;
   }
-  std::string out = negative ? "-" : "";
-  out += mantissa[0];
-  if (mantissa.size() > 1) {
-    out += '.';
-    out.append(mantissa, 1);
+  return scientific(negative, mantissa, exponent10);
+}
+
+std::string quotient_decimal(const ExactReal& a, const ExactReal& b) {
+  if (!mpfr_number_p(a.get()) || !mpfr_number_p(b.get()) || b.is_zero())
+    throw std::invalid_argument("quotient_decimal: a and b must be finite and b nonzero");
+  if (a.is_zero()) return exact_decimal(a);
+  // v = |a / b| as a fraction of integers.
+  mpq_t v, scaled;
+  mpz_t ten_power, q, twice_remainder;
+  mpq_inits(v, scaled, nullptr);
+  mpz_inits(ten_power, q, twice_remainder, nullptr);
+  set_fraction(v, a);
+  {
+    mpq_t d;
+    mpq_init(d);
+    set_fraction(d, b);
+    mpq_div(v, v, d);
+    mpq_clear(d);
   }
-  out += 'e';
-  out += exponent10 < 0 ? "-" : "+";
-  const long a = exponent10 < 0 ? -exponent10 : exponent10;
-  if (a < 10) out += "0";
-  out += std::to_string(a);
-  return out;
+  const bool negative = mpq_sgn(v) < 0;
+  mpq_abs(v, v);
+  // The leading digit's exponent: estimated from the digit counts, then
+  // corrected so that 10^39 <= v * 10^(39 - e10) < 10^40.
+  long e10 = long(mpz_sizeinbase(mpq_numref(v), 10)) - long(mpz_sizeinbase(mpq_denref(v), 10));
+  const auto scale = [&](long e) {
+    const long shift = kDecimalDigits - 1 - e;
+    mpz_ui_pow_ui(ten_power, 10, static_cast<unsigned long>(shift < 0 ? -shift : shift));
+    mpq_set(scaled, v);
+    if (shift >= 0) {
+      mpz_mul(mpq_numref(scaled), mpq_numref(scaled), ten_power);
+    } else {
+      mpz_mul(mpq_denref(scaled), mpq_denref(scaled), ten_power);
+    }
+    mpq_canonicalize(scaled);
+    mpz_fdiv_q(q, mpq_numref(scaled), mpq_denref(scaled));  // floor
+  };
+  for (;;) {
+    scale(e10);
+    mpz_ui_pow_ui(ten_power, 10, kDecimalDigits);
+    if (mpz_cmp(q, ten_power) >= 0) {
+      ++e10;
+      continue;
+    }
+    mpz_ui_pow_ui(ten_power, 10, kDecimalDigits - 1);
+    if (mpz_cmp(q, ten_power) < 0) {
+      --e10;
+      continue;
+    }
+    break;
+  }
+  // Round the remainder r = scaled - q to nearest, ties to even: compare 2r with 1.
+  mpz_mul(twice_remainder, q, mpq_denref(scaled));
+  mpz_sub(twice_remainder, mpq_numref(scaled), twice_remainder);
+  mpz_mul_2exp(twice_remainder, twice_remainder, 1);
+  const int half = mpz_cmp(twice_remainder, mpq_denref(scaled));
+  if (half > 0 || (half == 0 && mpz_odd_p(q))) mpz_add_ui(q, q, 1);
+  mpz_ui_pow_ui(ten_power, 10, kDecimalDigits);
+  if (mpz_cmp(q, ten_power) == 0) {  // 9.99...95 rounded up to 10.00...0
+    mpz_ui_pow_ui(q, 10, kDecimalDigits - 1);
+    ++e10;
+  }
+  std::string mantissa(mpz_sizeinbase(q, 10) + 2, '\0');
+  mpz_get_str(mantissa.data(), 10, q);
+  mantissa.resize(std::char_traits<char>::length(mantissa.c_str()));
+  mpq_clears(v, scaled, nullptr);
+  mpz_clears(ten_power, q, twice_remainder, nullptr);
+  return scientific(negative, mantissa, e10);
 }
 
 }  // namespace ulpscope

@@ -26,5 +26,10 @@ double round_to_format(const ExactReal& x, Dtype out, Saturation sat = Saturatio
 // an approximation says nothing about the real it approximates.
 inline constexpr int kDecimalDigits = 40;
 std::string exact_decimal(const ExactReal& x, bool is_exact = true);
+// a / b (both finite, b nonzero; else std::invalid_argument) as exact_decimal writes an inexact value:
+// 40 significant digits rounded to nearest, ties to even, decided on the
+// fraction itself, so a decimal tie (a non-dyadic rational whose expansion
+// ends in 5 at the 41st digit) comes out as exactly as any other value.
+std::string quotient_decimal(const ExactReal& a, const ExactReal& b);
 
 }  // namespace ulpscope

@@ -16,7 +16,7 @@ bool same_rounding(double a, double b) {
 }
 
 ZivResult ziv_round(const std::function<Approximation(mpfr_prec_t)>& evaluate, Dtype out, Saturation sat,
-                    mpfr_prec_t start, mpfr_prec_t max_precision) {
+                    mpfr_prec_t start, mpfr_prec_t max_precision, bool decide_decimal) {
   ZivResult result;
   for (mpfr_prec_t p = start; p <= max_precision; p *= 2) {
     Approximation a = evaluate(p);
@@ -30,7 +30,7 @@ ZivResult ziv_round(const std::function<Approximation(mpfr_prec_t)>& evaluate, D
       const ExactReal lo = exact_sub(a.value, radius);
       const ExactReal hi = exact_add(a.value, radius);
       decided = same_rounding(round_to_format(lo, out, sat), round_to_format(hi, out, sat)) &&
-                exact_decimal(lo, false) == exact_decimal(hi, false);
+                (!decide_decimal || exact_decimal(lo, false) == exact_decimal(hi, false));
     }
     if (decided) {
       result.value = std::move(a.value);

@@ -48,8 +48,15 @@ inline constexpr mpfr_prec_t kZivStartPrecision = 160;
 // certified by an interval; evaluate() must therefore report exactness, which
 // it reaches once p covers every bit of a dyadic result.
 // Throws std::runtime_error past max_precision (a bug in an error bound).
+//
+// A rational that is not dyadic (S/n for n with a factor 5, a variance over
+// n^2) can be a decimal tie: its expansion ends in a 5 at the 41st digit, and
+// no interval decides that. Such callers pass decide_decimal = false, which
+// certifies the binary rounding only, and write the decimal from the
+// fraction itself (quotient_decimal, reference/round_to_format.hpp).
 ZivResult ziv_round(const std::function<Approximation(mpfr_prec_t)>& evaluate, Dtype out, Saturation sat,
-                    mpfr_prec_t start = kZivStartPrecision, mpfr_prec_t max_precision = mpfr_prec_t(1) << 22);
+                    mpfr_prec_t start = kZivStartPrecision, mpfr_prec_t max_precision = mpfr_prec_t(1) << 22,
+                    bool decide_decimal = true);
 
 // Whether two doubles are the same value of a format (NaN equals NaN; -0 is
 // not +0).

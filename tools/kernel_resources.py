@@ -6,7 +6,7 @@ whose resources changed since a revision. No GPU needed, only nvcc.
 The compile command is the build's own (compile_commands.json), so the flags
 are the ones that ship. A kernel that gains registers can lose resident blocks
 (each default launch is sized for them: default_blocks_per_sm in
-kernels/model.cpp), and a spill puts local memory in a loop: both have cost
+kernels/tree/tree_tuning.hpp), and a spill puts local memory in a loop: both have cost
 whole fractions of cub Sum fp32 on the H100 (the exact sum's lazy carry, 64 ->
 98 registers; logsumexp's early return, 12 bytes of spills).
 

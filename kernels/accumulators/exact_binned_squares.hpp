@@ -17,8 +17,9 @@
 // spills the sum into an integer of Acc's with its digits in memory
 // (Integer, one per bin), every bin back to -0. A square is one conversion,
 // one multiplication and one addition, in a bin at a computed address,
-// against the window's split and checks (ExactSumOf, "Window"; ncu on the
-// H100: 22 instructions an element). Infinities and NaN (field 255) land in
+// against the window's split and checks (ExactSumOf, "Window";
+// docs/perf-h100.md, "Tuning of the tree kernels: exact_in_bins"). Infinities
+// and NaN (field 255) land in
 // the top bin and make it infinite or NaN, which its spill turns into the
 // integer's flags; a bin starts at -0, which every square (+0 or more)
 // changes, so that an untouched bin spills nothing.

@@ -16,8 +16,7 @@
 // n S2 - S1^2 in floating point; in integers it is exact). The window keeps
 // short the code that the finish's one thread runs: two divisions of seven
 // digits instead of the whole numerator's 35 (27 digits scaled by 2^256) for
-// fp32; on the H100 the exact mean_var of bf16 went 0.527 -> 0.590 of cub
-// Sum fp32, fp32 0.703 -> 0.739 (docs/perf-h100.md).
+// fp32 (docs/perf-h100.md, "exact_moments.hpp").
 #include <cstdint>
 
 #include "formats/binary_format.hpp"

@@ -136,8 +136,9 @@ struct ExactValueWindow {
   }
 
   // W values: one check, then the run alone (spilled first where it is
-  // full: no change measured on the H100 against a full run sending the
-  // group one value at a time); else one value at a time.
+  // full, which measured the same as sending a full run's group one value at
+  // a time: docs/perf-h100.md, "exact_value_window.hpp"); else one value at a
+  // time.
   template <int W>
   ULPSCOPE_HD static void add_group(State& st, const float* x) {
     static_assert(std::uint32_t(W) <= run_terms);

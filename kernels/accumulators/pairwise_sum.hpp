@@ -62,10 +62,8 @@ struct PairwiseSumOf {
   // address and move the levels to local memory: a 128-byte depot in the
   // PTX), branching where the chain ends: a binary counter's carry visits
   // two levels on average, and the count is the same in every lane of a warp
-  // but for a thread's last vectors, so the branches do not diverge. H100,
-  // 2^28, fraction of cub Sum fp32 against a select at every level (three
-  // runs each, one session): sum fp8 0.913 -> 0.926, dot fp8 0.958 -> 0.966,
-  // mean_var fp8 0.820 -> 0.877.
+  // but for a thread's last vectors, so the branches do not diverge; faster
+  // than a select at every level (docs/perf-h100.md, "pairwise_sum.hpp").
   template <int J>
   ULPSCOPE_HD static void carry_low(State& st, float v, std::uint64_t c) {
     if constexpr (J >= kLow) {
@@ -85,9 +83,8 @@ struct PairwiseSumOf {
     }
   }
   // Two sums with the same count (mean_var's sum of x and of x^2): each
-  // level's branch taken once for both. Measured as above, mean_var fp8
-  // 0.877 -> 0.90, fp16 0.964 -> 0.960; the fp8 first pass takes 59
-  // registers instead of 114 (ptxas), 4 blocks of 256 per SM instead of 2.
+  // level's branch taken once for both, which halves the fp8 first pass's
+  // registers (docs/perf-h100.md, "pairwise_sum.hpp").
   template <int J>
   ULPSCOPE_HD static void carry_low_pair(State& a, float va, State& b, float vb, std::uint64_t c) {
     if (((c >> J) & 1u) == 0) {

@@ -32,8 +32,8 @@ struct KeepFloat {
 // instruction each way on sm_90: f16, bf16, and e4m3x2/e5m2x2 with satfinite),
 // which gives encode's and decode's values on every input of
 // tests/formats/conversion_inputs.hpp (formats_device_tests); the generic
-// pair inlined per add made the naive fp16 sum run at 0.17 of cub Sum fp32
-// and was a third of each tree unit's code.
+// pair inlined per add was several times slower and a third of each tree
+// unit's code (docs/perf-h100.md, "rounded_sum.hpp").
 template <class F>
 struct RoundToFormat {
   static constexpr Saturation saturation = F::bits == 8 ? Saturation::satfinite : Saturation::nosat;
@@ -93,9 +93,7 @@ struct Fp64Sum {
   ULPSCOPE_HD static void add(State& st, term_t t) { st.s = rn::add(st.s, t); }
   // add(product(x, y)) in one fma, the same bits: the product is exact, so
   // the fma's one rounding is the addition's. One fp64 instruction a term
-  // fewer: H100, 2^28, fraction of cub Sum fp32 (two runs each, one
-  // session), mean_var fp8 0.901-0.905 -> 0.907-0.910, sumsq fp8 +0.003 to
-  // +0.006 (docs/perf-h100.md).
+  // fewer (docs/perf-h100.md, "rounded_sum.hpp").
   ULPSCOPE_HD static void add_product(State& st, float x, float y) { st.s = rn::fma(double(x), double(y), st.s); }
   ULPSCOPE_HD static Partial partial(const State& st) { return st; }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) { a.s = rn::add(a.s, b.s); }

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "kernels/cuda/device_shape.hpp"
 #include "kernels/gallery/gallery_launch.hpp"
 #include "kernels/gallery/gallery_model.hpp"
 #include "kernels/gallery/gallery_order.hpp"
@@ -22,7 +23,7 @@ Request check(const KernelSpec& s, const DeviceProblem& p, LaunchConfig c) {
   if (!is_gallery(s.shape)) throw std::invalid_argument("not a gallery shape");
   if (auto why = gallery::unsupported(s, p.axis)) throw std::invalid_argument(*why);
   if (s.in != p.in) throw std::invalid_argument("gallery: the spec's input format differs from the problem's");
-  if (c.blocks == 0) c = gallery::launch_configs(s, p.elements()).front();
+  if (c.blocks == 0) c = gallery::launch_configs(s, p.elements(), current_device_shape()).front();
   if (auto why = gallery::bad_config(c)) throw std::invalid_argument(*why);
   return {c, gallery::make_plan(s.shape, p.elements(), c.threads, c.blocks)};
 }

@@ -244,9 +244,9 @@ std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis) {
   return std::nullopt;
 }
 
-std::vector<LaunchConfig> launch_configs(const KernelSpec&, std::int64_t) {
-  // 512 programs is seed 001's cap; 132 is one block per H100 SM.
-  return {LaunchConfig{512, 256}, LaunchConfig{132, 128}, LaunchConfig{1024, 512}, LaunchConfig{64, 64}};
+std::vector<LaunchConfig> launch_configs(const KernelSpec&, std::int64_t, const DeviceShape& device) {
+  // 512 programs is seed 001's cap.
+  return {LaunchConfig{512, 256}, LaunchConfig{device.sm_count, 128}, LaunchConfig{1024, 512}, LaunchConfig{64, 64}};
 }
 
 std::optional<std::string> bad_config(const LaunchConfig& c) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/launch_policy.hpp"
 #include "kernels/reduction.hpp"
 
 namespace ulpscope::gallery {
@@ -17,8 +18,9 @@ namespace ulpscope::gallery {
 std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis);
 
 // Block sizes 256, 128, 512, 64, each with a grid for the grid-stride kernels
-// (the program cap of two_stage); the first is the default.
-std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length);
+// (the program cap of two_stage; the second grid is one block per SM of
+// `device`); the first is the default.
+std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length, const DeviceShape& device);
 
 // Why a launch configuration does not fit the gallery (threads a power of two
 // in 32..512, at least one block), or nullopt.

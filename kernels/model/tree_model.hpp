@@ -10,6 +10,7 @@
 #include "kernels/reducers.hpp"
 #include "kernels/reduction.hpp"
 #include "kernels/tree/tree_order.hpp"
+#include "kernels/tree/tree_tuning.hpp"
 
 namespace ulpscope::model {
 
@@ -48,7 +49,7 @@ typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const flo
   auto st = R::start();
   const std::int64_t nv = o.vectors();
   // The kernel's loads (tree_agent.cuh, VectorChain): groups of U vectors
-  // v, v + G, ... (reducers.hpp, group_loads) while U remain, then halving
+  // v, v + G, ... (tree/tree_tuning.hpp, group_loads) while U remain, then halving
   // groups, then single vectors; a group of N vectors is one add_group of N*W
   // terms where the reducer takes it, else its vectors one by one, each one
   // add_group of W where the reducer takes that, else W adds.

@@ -8,11 +8,7 @@
 // integer is exact, so the block's partial is the value the model's steps
 // 1-3 give, whatever the order: one spill per bin and block instead of 32
 // per thread, and no integer in the threads' registers while they add
-// (ptxas, sm_90: 12 bytes of spills at 80 registers instead of 132). H100,
-// one session, a build each (three runs, fraction of cub Sum fp32), against
-// each thread spilling its bins into its own integer (every 2^23 squares and
-// at the end) and the block tree merging them: sumsq bf16 0.859 -> 0.882,
-// norm2 0.845 -> 0.869, rms 0.813 -> 0.850.
+// (docs/perf-h100.md, "block_bins.cuh").
 #include <cstdint>
 
 #include "kernels/tree/load.cuh"
@@ -89,11 +85,8 @@ __device__ __forceinline__ typename R::Partial binned_block_partial(const TreeOr
   // lane k, the flags OR'ed. Left uncarried, as the second pass's merges
   // carry: a digit of a lane's integer stays below (deposits + 1) 2^32, as
   // its spills carry every 2^30 deposits and it is carried here after 2^20
-  // (one a segment), so the sums stay below 2^58. Measured on the H100 (one
-  // session, a build each, three runs, fraction of cub Sum fp32) against
-  // warp 0 merging the integers by the warp tree (tree_order.hpp, step 2;
-  // a carry each merge): sumsq bf16 0.887 -> 0.891, norm2 0.872 -> 0.879,
-  // rms 0.841 -> 0.865.
+  // (one a segment), so the sums stay below 2^58. Faster than warp 0
+  // merging the integers by the warp tree (docs/perf-h100.md, "block_bins.cuh").
   auto p = R::identity();
   auto& squares = squares_of(p);
   if constexpr (values) {

@@ -81,9 +81,8 @@ __device__ __forceinline__ void widen_fp8_pairs(const Vector<Elem>& v, float* ou
   }
 }
 // bf16 pairs from the vector's words: the low half shifted up, the high half
-// masked in place (one instruction each; widening each 16-bit element took a
-// PRMT, a shift and often a MOV for the high one: SASS of the logsumexp bf16
-// first pass on the H100, 296 instructions per 16 elements against fp16's 280).
+// masked in place (one instruction each, where widening each 16-bit element
+// took two or three: docs/perf-h100.md, "load.cuh").
 __device__ __forceinline__ void widen_bf16_words(const Vector<Bf16>& v, float* out) {
   unsigned w[4];
   copy_words(v, w);

@@ -7,128 +7,15 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/exact_limbs.hpp"
 #include "kernels/reducers.hpp"
 #include "kernels/tree/async_chain.cuh"
 #include "kernels/tree/block_bins.cuh"
 #include "kernels/tree/block_reduce.cuh"
 #include "kernels/tree/load.cuh"
 #include "kernels/tree/tree_order.hpp"
+#include "kernels/tree/tree_tuning.hpp"
 
 namespace ulpscope::tree {
-
-// Threads per block the kernels are compiled for: 512 leaves up to 128
-// registers per thread (pairwise levels, exact limbs) without spilling.
-inline constexpr int kMaxThreads = 512;
-
-// Blocks of kMaxThreads per SM the first pass is compiled for. The default
-// grid is 4 to 8 blocks of 256 threads per SM (default_blocks_per_sm,
-// kernels/model.cpp), one wave where the registers allow; with 8, a kernel
-// that needs 33 to 40 registers fits 7 or 6 of them and runs in 1.14 or 1.33
-// waves. Narrow states are held to 32 registers (4 blocks of 512); wide ones
-// (pairwise levels, exact limbs, the naive accumulator's rounding to a narrow
-// format) are left to the compiler (0: no minimum, as before; pairwise with 1
-// took 80 registers, 3 blocks per SM).
-template <class Acc>
-inline constexpr bool rounds_to_narrow = false;
-template <class F>
-inline constexpr bool rounds_to_narrow<FloatSum<RoundToFormat<F>>> = true;
-template <class R>
-inline constexpr bool wide_state = sizeof(typename R::State) > 16;
-template <class Acc, TermKind K>
-inline constexpr bool wide_state<SumReducer<Acc, K>> = sizeof(typename Acc::State) > 16 || rounds_to_narrow<Acc>;
-template <class Acc>
-inline constexpr bool wide_state<MomentsReducer<Acc>> = sizeof(typename Acc::State) > 8 || rounds_to_narrow<Acc>;
-template <>
-inline constexpr bool wide_state<WelfordReducer> = true;  // 32 registers: 60 bytes of spills on fp8
-template <class R>
-inline constexpr int kMinBlocks = wide_state<R> ? 0 : 4;
-
-// bf16 widened from the vector's words (load.cuh) in every reducer but the
-// exact sums: their bf16 first pass went from 64 registers to 94 with it
-// (ptxas, sm_90: 2 blocks of 256 per SM instead of 4).
-template <class R>
-inline constexpr bool widens_bf16_by_words = true;
-template <class Acc, TermKind K>
-inline constexpr bool widens_bf16_by_words<SumReducer<Acc, K>> = !is_exact_sum<Acc>::value;
-
-// Exact sums of fp8_e5m2 values, and the exact mean_var of both fp8 formats,
-// take each value as a double converted from its half (R::add_values_by,
-// load.cuh's value_as_double): one conversion a value instead of a
-// half-to-float and a float-to-double one (mean_var: one instead of three,
-// its squares from the value by fma), each added as it is converted (16
-// doubles converted ahead spilled 200 bytes at 40 registers). H100, one
-// session each, a build each (four runs, fraction of cub Sum fp32): sum e5m2
-// 0.871 -> 0.890, mean 0.860 -> 0.884, mean_var 0.442 -> 0.576; mean_var
-// e4m3 (its squares fused into their run) 0.747 -> 0.788. Not taken: fp16's
-// values (sum 0.967 either way, mean_var 0.857 -> 0.853); e4m3's sums of
-// squares the same way (sumsq 0.881 -> 0.872, norm2 0.858 -> 0.852, rms
-// 0.848 -> 0.837), nor its sums, which add in float first.
-template <class R, class Elem>
-inline constexpr bool adds_values_as_doubles = false;
-template <class R, class Elem>
-  requires(std::is_same_v<Elem, Fp8E5M2> || std::is_same_v<Elem, Fp8E4M3>) &&
-          requires { R::template takes_values_by<Vector<Elem>::width>; }
-inline constexpr bool adds_values_as_doubles<R, Elem> = R::template takes_values_by<Vector<Elem>::width>;
-
-// Groups of loads a thread asks L2 to prefetch ahead of its loads (0: none).
-// The exact sums of squares of fp32 and bf16 (window products) and the exact
-// mean_var take 128 registers: 2 blocks of 256 threads per SM, too few loads
-// in flight to cover DRAM's latency, and a prefetch costs no register. H100,
-// 2^28, fraction of cub Sum fp32 without and with 2 groups ahead (a build
-// each, same process): sumsq fp32 0.773 -> 0.894, bf16 0.630 -> 0.712;
-// mean_var fp32 0.559 -> 0.662, fp16 0.669 -> 0.774, e4m3 0.573 -> 0.662;
-// dot (two inputs, twice the loads in flight) fp32 0.952 -> 0.924: not there;
-// nor for exact dot e5m2 (0.948 -> 0.908) or the exact squares of fp16 (sumsq
-// 0.942 -> 0.877), measured in a later session.
-template <class R>
-inline constexpr int kPrefetchGroups = 0;
-template <class Acc>
-inline constexpr int kPrefetchGroups<SumReducer<Acc, TermKind::square>> = [] {
-  if constexpr (requires { Acc::window; }) return Acc::window ? 2 : 0;
-  else return 0;
-}();
-// mean_var with its digits in shared memory (exact_limbs.hpp): none,
-// 4 blocks per SM are resident (e4m3 0.735 -> 0.723 with 2 groups ahead, fp16
-// 0.819 -> 0.820).
-template <class F, bool LimbsOutside>
-inline constexpr int kPrefetchGroups<ExactMomentsReducer<F, LimbsOutside>> = LimbsOutside ? 0 : 2;
-// The bins of bf16 squares (3 blocks per SM). A microbenchmark on the H100
-// (bins alone, no second pass; fraction of cub Sum fp32): 0.784 without,
-// 0.964 with 2 groups ahead; 4 vectors a group, 0.811 and with 1 group
-// ahead 0.938.
-template <class F, class Acc>
-inline constexpr int kPrefetchGroups<BinnedSquaresReducer<F, Acc>> = 2;
-template <class F, class A1, class A2>
-inline constexpr int kPrefetchGroups<BinnedMomentsReducer<F, A1, A2>> = 2;
-
-// The exact sums a reducer's first pass adds (kernels/exact_limbs.hpp), for
-// the reducers of exact sums with their digits in either home; `exact` is
-// false for the others. The two tables below are looked up through it.
-template <class R>
-struct exact_first_pass {
-  static constexpr bool exact = false;
-  static constexpr ExactSums sums = ExactSums::values;  // unused
-};
-template <class Acc, TermKind K>
-  requires is_exact_sum<Acc>::value
-struct exact_first_pass<SumReducer<Acc, K>> {
-  static constexpr bool exact = true;
-  static constexpr ExactSums sums =
-      K == TermKind::value ? ExactSums::values : (K == TermKind::square ? ExactSums::squares : ExactSums::products);
-};
-template <class F, bool LimbsOutside>
-struct exact_first_pass<ExactMomentsReducer<F, LimbsOutside>> {
-  static constexpr bool exact = true;
-  static constexpr ExactSums sums = ExactSums::moments;
-};
-
-// Registers of the first pass that keeps its digits in shared memory, 0 for
-// one that keeps them in registers (kernels/exact_limbs.hpp's table).
-template <class R, class Elem>
-inline constexpr int kLimbsRegisters =
-    exact_first_pass<R>::exact ? exact_limbs_registers(exact_first_pass<R>::sums, dtype_of_v<Elem>) : 0;
-static_assert(80 * kMaxThreads <= 65536, "__maxnreg__ replaces __launch_bounds__(kMaxThreads)");
 
 // The first pass's reducer: R, or R with its digits outside the state.
 template <class R, bool Outside>
@@ -143,7 +30,7 @@ template <class F>
 struct first_pass_of<ExactMomentsReducer<F>, true> {
   using type = ExactMomentsReducer<F, true>;
 };
-// Or the squares in bins (exact_limbs.hpp, exact_in_bins), mean_var's with
+// Or the squares in bins (tree_tuning.hpp, exact_in_bins), mean_var's with
 // its values in a window (exact_value_window.hpp).
 template <class R, class Elem>
 struct first_pass_in {
@@ -170,15 +57,6 @@ inline constexpr int shared_bins_of = [] {
   if constexpr (requires { R::shared_bins; }) return R::shared_bins;
   else return 0;
 }();
-
-// Slots per thread in which the first pass's loads wait (async_chain.cuh; 0:
-// loads into registers): the exact sums' table (exact_limbs.hpp).
-// The other reducers load into registers: with 4 slots most lost 0.01 to
-// 0.14 of cub Sum fp32 (dot fp8 naive 0.93 -> 0.79, logsumexp bf16 0.90 ->
-// 0.82; H100, two runs each), welford fp16 and bf16 gained 0.013 and 0.017.
-template <class R, class Elem>
-inline constexpr int kAsyncStages =
-    exact_first_pass<R>::exact ? exact_async_stages(exact_first_pass<R>::sums, dtype_of_v<Elem>) : 0;
 
 // Dynamic shared memory of block_partials<R> for blocks of `threads`: the
 // digits (limbs_outside_of) or the bins (shared_bins_of) and their block's
@@ -213,25 +91,14 @@ __device__ __forceinline__ typename R::Params params_at(const typename R::Params
 // columns, norms, each for every sink) share one copy of it in the PTX, which
 // for exact (rounding, square root and division of the long integer) is most
 // of their code. It runs once per reduction, on one thread. ptxas still
-// compiles it into each calling kernel (whole-program mode clones callees:
-// bf16 exact sumsq's second pass alone took 2.6 s of ptxas, with its rows and
-// columns kernels 12 s). Relocatable device code compiles it once (the bf16
-// unit's ptxas 38.6 -> 25.3 s) but ran slower on the H100 (exact sum fp32
-// 0.95 -> 0.74 of cub Sum fp32, welford mean_var bf16 0.92 -> 0.70; 240 tree
-// kernels, two runs each), so the units stay whole-program.
+// compiles it into each calling kernel (whole-program mode clones callees);
+// relocatable device code would compile it once but ran slower, so the units
+// stay whole-program (docs/perf-h100.md, "Tuning of the tree kernels: finish").
 template <class R>
 __device__ __noinline__ Finished finish(typename R::Partial p, FinishArgs args, typename R::Params pr) {
   return R::finish(p, args, pr);
 }
 
-// Reducers whose finish is long (exact: rounding the long integer) and is
-// worth running early once (second_pass).
-template <class R>
-inline constexpr bool warms_finish = false;
-template <class Acc, TermKind K>
-inline constexpr bool warms_finish<SumReducer<Acc, K>> = is_exact_sum<Acc>::value;
-template <class F>
-inline constexpr bool warms_finish<ExactMomentsReducer<F>> = true;
 template <class R>
 __device__ __forceinline__ typename R::Partial stand_in() {
   auto p = R::identity();
@@ -434,12 +301,8 @@ __global__ void __maxnreg__(Regs)
 // Step 4: one block over the block partials, then thread 0 finishes. Launched
 // as a programmatic dependent of block_partials (tree_launch.cuh): it waits
 // here for that grid to complete and its writes to be visible. Each thread
-// loads K partials before merging them, in the same order (i = t, t + T, ...),
-// so that the loads wait on L2 together: K = 8 where partials are small (16
-// bytes at most), 4 up to 64 bytes (exact fp16 and fp8 digits: nvcc -ptx time
-// unchanged); wider ones (exact fp32 and bf16 digits, pairwise levels) one at
-// a time, as loading them two at a time cost the bf16 unit 14-48 s of nvcc
-// (two measurements).
+// loads kSecondPassLoads partials before merging them, in the same order
+// (i = t, t + T, ...), so that the loads wait on L2 together.
 template <class R, class Next>
 __global__ void __launch_bounds__(kMaxThreads)
     second_pass(const typename R::Partial* partials, int count, FinishArgs args, const typename R::Params* params,
@@ -447,12 +310,8 @@ __global__ void __launch_bounds__(kMaxThreads)
   if constexpr (warms_finish<R>) {
     // One thread of the last warp runs finish on a stand-in (the least
     // positive value) before the wait, so that thread 0's finish after the
-    // merges finds its code in the SM's instruction caches: ncu on the H100
-    // (exact fp16 sum) timed this pass at 9.5 us with caches flushed and
-    // 4.8 us without. Measured with block_partials' early trigger (fraction
-    // of cub Sum fp32, 2^28): exact sum and mean fp32, bf16 +0.012 to
-    // +0.020, norm2 and rms fp16, fp8 +0.013 to +0.023, mean_var +0.01 to
-    // +0.03; fp16 and fp8 sums within noise.
+    // merges finds its code in the SM's instruction caches (docs/perf-h100.md,
+    // "Tuning of the tree kernels: warms_finish").
     if (threadIdx.x == blockDim.x - kWarpSize) {
       const Finished f = finish<R>(stand_in<R>(), args, typename R::Params{});
       asm volatile("" ::"d"(f.value[0]));
@@ -462,7 +321,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
   using Partial = typename R::Partial;
-  constexpr int K = sizeof(Partial) <= 16 ? 8 : (sizeof(Partial) <= 64 ? 4 : 1);
+  constexpr int K = kSecondPassLoads<Partial>;
   auto p = R::identity();
   for (int base = threadIdx.x; base < count; base += K * blockDim.x) {
     Partial q[K];

@@ -10,6 +10,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_problem.hpp"
+#include "kernels/cuda/device_shape.hpp"
 #include "kernels/model.hpp"
 #include "kernels/reducer_table.hpp"
 #include "kernels/tree/tree_agent.cuh"
@@ -28,7 +29,7 @@ struct Launch {
 };
 
 inline LaunchConfig resolve(const KernelSpec& s, const DeviceProblem& p, LaunchConfig c) {
-  if (c.blocks == 0) c = launch_configs(s, p.axis == Axis::all ? p.elements() : p.length()).front();
+  if (c.blocks == 0) c = launch_configs(s, p.axis == Axis::all ? p.elements() : p.length(), current_device_shape()).front();
   if (c.threads < 32 || c.threads > kMaxThreads || c.threads % 32 != 0 || c.blocks < 1)
     throw std::invalid_argument("tree: threads must be a multiple of 32 in 32.." + std::to_string(kMaxThreads) +
                                 ", blocks at least 1");
@@ -84,7 +85,7 @@ void launch_second_pass(const Launch& L, const typename R::Partial* partials, in
 }
 
 // block_partials for reducer R, as F = first_pass_t<R, Elem> (its digits in
-// shared memory where kernels/exact_limbs.hpp says so). A kernel takes more than 48
+// shared memory where kernels/tree/tree_tuning.hpp says so). A kernel takes more than 48
 // KB of dynamic shared memory only once it has opted in (CUDA C++
 // Programming Guide, "Shared Memory"): done once per device, for
 // kMaxThreads, so that no host call sits between a timed launch's events.

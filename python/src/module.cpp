@@ -33,7 +33,10 @@ Saturation saturation_named(const std::string& name) {
 PYBIND11_MODULE(_ulpscope, m) {
   m.doc() = "ulpscope's C++ core (references, generators, the run matrix); use the ulpscope package";
   m.attr("__version__") = ULPSCOPE_VERSION;
+  // The package refuses NumPy 2 under a pybind11 older than 2.12 (ulpscope/__init__.py).
+  m.attr("_pybind11_version") = pybind11::make_tuple(PYBIND11_VERSION_MAJOR, PYBIND11_VERSION_MINOR);
   ulpscope::python::bind_reference(m);
   ulpscope::python::bind_generate(m);
   ulpscope::python::bind_evaluate(m);
+  ulpscope::python::bind_exact(m);
 }

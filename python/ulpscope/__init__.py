@@ -12,6 +12,14 @@ inputs and the run matrix of the C++ suite (docs/python.md).
 import numpy as np
 
 from . import _ulpscope
+
+# pybind11 learnt NumPy 2's array descriptors in 2.12: an older one reads the
+# item size from the wrong place and makes arrays whose elements all repeat the
+# first (or overruns them). Debian 12 pairs pybind11 2.10 with NumPy 1.24.
+if int(np.__version__.split(".")[0]) >= 2 and tuple(_ulpscope._pybind11_version) < (2, 12):
+    raise ImportError(f"ulpscope was built with pybind11 {'.'.join(map(str, _ulpscope._pybind11_version))}, which "
+                      f"cannot read NumPy {np.__version__}'s arrays: rebuild it with pybind11 >= 2.12 "
+                      "(pip install pybind11; cmake -Dpybind11_DIR=$(python3 -m pybind11 --cmakedir)) or use NumPy 1.x")
 from ._arrays import INPUT_DTYPES, OUTPUT_DTYPES, from_bits, to_bits
 from ._evaluate import Evaluation, evaluate
 from ._ulpscope import Reference
@@ -23,7 +31,7 @@ OPS = ("sum", "mean", "dot", "sumsq", "norm2", "rms", "mean_var", "max", "min", 
 ROW_OPS = ("rmsnorm", "layernorm")  # they normalise each row (the last dimension) and give one value per element
 
 __all__ = ["reference", "generate", "ulp_error", "score", "evaluate", "Evaluation", "Reference", "ReferenceArray",
-           "distributions", "OPS", "INPUT_DTYPES", "OUTPUT_DTYPES", "to_bits", "from_bits", "testing"]
+           "distributions", "OPS", "INPUT_DTYPES", "OUTPUT_DTYPES", "to_bits", "from_bits", "testing", "exact"]
 
 
 class ReferenceArray:
@@ -219,4 +227,4 @@ def distributions():
     return list(_ulpscope._distributions())
 
 
-from . import testing  # noqa: E402  (after the names it uses)
+from . import exact, testing  # noqa: E402  (after the names they use)

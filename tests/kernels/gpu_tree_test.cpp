@@ -154,7 +154,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuTreeWhole,
                          ::testing::Values(0, 1, 31, 32, 33, 1023, 4097, (std::int64_t(1) << 20) + 3));
 
 // Small grids, so that each thread's chain is thousands of vectors long: the
-// exact first passes that read through cp.async slots (kernels/exact_limbs.hpp,
+// exact first passes that read through cp.async slots (kernels/tree/tree_tuning.hpp,
 // exact_async_stages: 4 per thread) refill every slot many times, and their
 // chains end at every offset into the ring. The default configurations give
 // most threads at most 4-6 vectors at these sizes.

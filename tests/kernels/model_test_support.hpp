@@ -78,4 +78,31 @@ inline void exact_sum(mpfr_t out, const TypedArray& x, const TypedArray* y, bool
   mpfr_clear(t);
 }
 
+// Test inputs as the models take them.
+inline KernelSpec spec_of(Op op, Dtype in, Accumulator acc, Shape shape, Dtype out) {
+  KernelSpec s;
+  s.op = op;
+  s.in = in;
+  s.out = out;
+  s.acc = acc;
+  s.shape = shape;
+  return s;
+}
+
+inline ReductionProblem whole(Op op, const TypedArray& x, const TypedArray* y = nullptr) {
+  ReductionProblem p;
+  p.op = op;
+  p.axis = Axis::all;
+  p.rows = 1;
+  p.cols = std::int64_t(x.size());
+  p.x = &x;
+  p.y = y;
+  return p;
+}
+
+inline double run1(const KernelSpec& s, const ReductionProblem& p, LaunchConfig c = {1, 1}, int k = 0) {
+  return run_model(s, p, c).values.at(k);
+}
+
+
 }  // namespace ulpscope::test

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <stdexcept>
+
 #include "formats/round_to_dtype.hpp"
 #include "reference/exact_sum.hpp"
 #include "reference/round_to_format.hpp"
@@ -237,6 +240,50 @@ TEST(OpReference, ZivRaisesThePrecisionOnAHardCase) {
   EXPECT_EQ(calls, expected_calls);
   EXPECT_FALSE(z.exact);
   EXPECT_EQ(round_to_format(z.value, Dtype::fp16), 1.0 + std::ldexp(1.0, -10));
+}
+
+// A quotient that is not dyadic can be a decimal tie: its expansion ends in a
+// 5 at the 41st significant digit, which no interval around it decides. The
+// expected strings are Python's decimal module at 40 digits, ties to even.
+TEST(OpReference, DecimalTiesOfQuotientsAreDecidedOnTheFraction) {
+  const auto integer = [](const char* digits) {
+    ExactReal r(256);
+    mpfr_set_str(r.get(), digits, 10, MPFR_RNDN);
+    return r;
+  };
+  const ExactReal ten41 = integer("100000000000000000000000000000000000000000");
+  EXPECT_EQ(quotient_decimal(integer("12345678901234567890123456789012345678905"), ten41),
+            "1.234567890123456789012345678901234567890e-01");  // tie, the even neighbour below
+  EXPECT_EQ(quotient_decimal(integer("12345678901234567890123456789012345678915"), ten41),
+            "1.234567890123456789012345678901234567892e-01");  // tie, the even neighbour above
+  EXPECT_EQ(quotient_decimal(integer("99999999999999999999999999999999999999995"), integer("1")),
+            "1.000000000000000000000000000000000000000e+41");  // carries into a new digit
+  EXPECT_EQ(quotient_decimal(integer("-2"), integer("3")), "-6.666666666666666666666666666666666666667e-01");
+  EXPECT_EQ(quotient_decimal(integer("0"), integer("3")), "0");
+  EXPECT_THROW(quotient_decimal(integer("1"), integer("0")), std::invalid_argument);
+
+  // A row of 40 fp16 values (normal, seed 4, row 14 of a 33 x 40 input) whose
+  // exact variance (nQ - S^2)/n^2 = 1.0453137151719056419096887111663818359375
+  // has 41 digits: Ziv's loop ran to 2^22 bits on it before.
+  const char* row[] = {"-0x1.f78p-1", "-0x1.51cp-1", "0x1.778p-1",  "0x1.fccp-1",  "0x1.b08p+0",  "0x1.dfp+0",
+                       "-0x1.534p+0", "-0x1.67p+0",  "0x1.b24p+0",  "0x1.46p-1",   "-0x1.ad8p-1", "0x1.ep-2",
+                       "0x1.cbp-2",   "-0x1.48cp-1", "-0x1.3e8p-3", "-0x1.468p-2", "0x1.b54p-3",  "-0x1.7cp+0",
+                       "-0x1.7dcp+0", "-0x1.a9cp-2", "-0x1.c78p-1", "0x1.458p-2",  "-0x1.cdcp-7", "-0x1.844p+0",
+                       "0x1.058p+0",  "-0x1.c14p-3", "-0x1.39cp+0", "0x1.7c8p+0",  "-0x1.5ecp+0", "-0x1.a28p-2",
+                       "0x1.5f8p-2",  "0x1.d1cp-2",  "-0x1.bc4p+0", "-0x1.4dcp-2", "0x1.d0cp-2",  "0x1.718p+0",
+                       "0x1.59p-2",   "0x1.c1cp+0",  "-0x1.b8cp-2", "-0x1.88cp-2"};
+  std::vector<Fp16> values;
+  for (const char* v : row) values.push_back(Fp16(std::strtod(v, nullptr)));  // exact: each is an fp16 value
+  const TypedArray x(values);
+  const MeanVarReference r = mean_var_reference(x, {Dtype::fp16});
+  EXPECT_FALSE(r.variance.exact_is_exact);
+  EXPECT_EQ(r.variance.exact_decimal, "1.045313715171905641909688711166381835938e+00");
+  // The rounding against Boost's (its binary approximation of the fraction lies
+  // below the tie, so its 40-digit string ends in 7: only the fraction decides).
+  const Stats st = stats_of(values);
+  const Big n(double(values.size()));
+  const double want = testing::big_round((n * st.q - st.s * st.s) / (n * n), Dtype::fp16, Saturation::nosat);
+  EXPECT_TRUE(testing::same_double(r.variance.rounded, want)) << r.variance.rounded << " vs " << want;
 }
 
 TEST(OpReference, LogsumexpOfManyTermsAgreesWithCppBinFloat) {
