@@ -2,7 +2,8 @@
 // One measured cell of the run matrix, and a whole report: docs/spec.md, "The
 // report, as data". accuracy/ fills them, reports/ writes and reads them.
 // Names are strings (not enums) so that users' own kernels and shapes
-// (--kernel-lib) fit the same cells.
+// (--kernel-lib) fit the same cells. Each member of Cell and UserValueCheck
+// has a row in reports/cell_fields.hpp: its JSON key and how it is written.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -47,7 +47,7 @@ MemoryNeed memory_need(const MatrixSettings& s, const std::optional<UserInput>& 
     // The outputs of the cells in flight: one per reduction, or one per element for the norms.
     const double outputs = norms ? n : n / double(std::max<std::int64_t>(1, std::min<std::int64_t>(s.row_cols, n_)));
     // Outputs are kept as values and unrounded values (16 bytes); of a large
-    // norm only the scored rows (accuracy/run_matrix.cpp, kScoredElements).
+    // norm only the scored rows (accuracy/matrix_input.hpp, kScoredElements).
     const double scored = whole_scans ? outputs : std::min(outputs, double(std::int64_t(1) << 22));
     // On the GPU, built-in kernels' outputs stay on the device (digested
     // there) but for the scored rows; a user's kernel brings its run back.

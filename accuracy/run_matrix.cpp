@@ -1,3 +1,8 @@
+// The run matrix (docs/spec.md, "The default matrix and `--full`"): every input, every
+// problem it gives, every kernel on it, each cell measured by the same code
+// (MatrixRunner). Its parts: matrix_settings.cpp, matrix_input.hpp,
+// matrix_plan.hpp, kernel_under_test.hpp, shared_references.hpp,
+// cell_scoring.hpp, matrix_throughput.hpp.
 #include "accuracy/run_matrix.hpp"
 
 #include <fmt/format.h>
@@ -12,455 +17,24 @@
 #include <thread>
 #include <variant>
 
+#include "accuracy/cell_scoring.hpp"
+#include "accuracy/kernel_under_test.hpp"
+#include "accuracy/matrix_input.hpp"
+#include "accuracy/matrix_plan.hpp"
+#include "accuracy/matrix_throughput.hpp"
 #include "accuracy/memory_budget.hpp"
-#include "accuracy/ideal_kernel.hpp"
 #include "accuracy/metrics.hpp"
+#include "accuracy/shared_references.hpp"
 #include "accuracy/work_pool.hpp"
-#include "accuracy/problem_reference.hpp"
-#include "accuracy/scan_metrics.hpp"
-#include "formats/hex_float.hpp"
 #include "formats/round_to_dtype.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "kernels/index_permutation.hpp"
 #include "kernels/model.hpp"
 
 namespace ulpscope {
-
-std::string MatrixSettings::to_json() const {
-  auto names = [](const auto& values) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const auto& v : values) a.push_back(std::string(to_string(v)));
-    return a;
-  };
-  nlohmann::json dists = nlohmann::json::array();
-  for (const auto& d : distributions) dists.push_back(d.name());
-  nlohmann::json axes = nlohmann::json::array();
-  for (Axis a : this->axes) axes.push_back(std::string(to_string(a)));
-  const nlohmann::json j = {
-      {"ops", names(ops)},
-      {"dtypes", names(dtypes)},
-      {"accumulators", names(accumulators)},
-      {"shapes", names(shapes)},
-      {"distributions", dists},
-      {"sizes", sizes},
-      {"seeds", seeds},
-      {"out_dtype", out_dtype ? nlohmann::json(std::string(to_string(*out_dtype))) : nlohmann::json(nullptr)},
-      {"saturation", std::string(to_string(saturation))},
-      {"row_cols", row_cols},
-      {"axes", axes},
-      {"runs", runs},
-      {"permutations", permutations},
-      {"eps", eps},
-      {"throughput_n", throughput_n},
-  };
-  // Written only when there are some, so that reports of the built-in
-  // matrix keep their settings (and stay comparable with older baselines).
-  if (!user_kernels.empty()) {
-    nlohmann::json with = j;
-    with["user_kernels"] = user_kernels;
-    if (!nondeterministic_kernels.empty()) with["nondeterministic_kernels"] = nondeterministic_kernels;
-    return with.dump();
-  }
-  return j.dump();
-}
-
-MatrixSettings settings_from_json(const std::string& text) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) throw std::invalid_argument("settings: not a JSON object");
-  // Names are echoed in messages, which must stay one line (docs/bad-inputs.md).
-  auto name = [](const char* key, const nlohmann::json& v) {
-    std::string text = v.get<std::string>();
-    if (std::any_of(text.begin(), text.end(), [](char c) { return (unsigned char)c < 0x20 || c == 0x7f; }))
-      throw std::invalid_argument(fmt::format("settings: {} {} holds a control character", key, v.dump()));
-    return text;
-  };
-  auto list = [&](const char* key) {
-    if (!j.contains(key) || !j[key].is_array()) throw std::invalid_argument(fmt::format("settings: no list '{}'", key));
-    std::vector<std::string> out;
-    for (const auto& v : j[key]) out.push_back(name(key, v));
-    return out;
-  };
-  auto enums = [&](const char* key, const auto& table) {
-    std::vector<std::decay_t<decltype(table[0].first)>> out;
-    for (const auto& name : list(key)) {
-      const auto e = parse_in(table, name);
-      if (!e) throw std::invalid_argument(fmt::format("settings: unknown {} '{}'", key, name));
-      out.push_back(*e);
-    }
-    return out;
-  };
-  // Whole numbers only, and no narrowing that would hide an absurd value
-  // (docs/bad-inputs.md); the ranges are settings_problem's.
-  auto integer = [&](const char* key) {
-    const nlohmann::json& v = j.at(key);
-    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
-      throw std::invalid_argument(fmt::format("settings: {} {} is not a whole number in range", key, v.dump()));
-    return v.get<std::int64_t>();
-  };
-  auto small = [&](const char* key) {
-    const std::int64_t v = integer(key);
-    if (v < INT32_MIN || v > INT32_MAX) throw std::invalid_argument(fmt::format("settings: {} {} is out of range", key, v));
-    return int(v);
-  };
-  MatrixSettings s;
-  try {
-    s.ops = enums("ops", kOpNames);
-    s.accumulators = enums("accumulators", kAccumulatorNames);
-    for (const auto& name : list("shapes")) {
-      const auto sh = parse_shape(name);
-      if (!sh) throw std::invalid_argument(fmt::format("settings: unknown shapes '{}'", name));
-      s.shapes.push_back(*sh);
-    }
-    s.axes = enums("axes", kAxisNames);
-    for (const auto& name : list("dtypes")) {
-      const auto d = parse_dtype(name);
-      if (!d || *d == Dtype::fp64) throw std::invalid_argument("settings: unknown dtype '" + name + "'");
-      s.dtypes.push_back(*d);
-    }
-    for (const auto& name : list("distributions")) {
-      std::string why;
-      const auto d = parse_distribution(name, &why);
-      if (!d) throw std::invalid_argument("settings: " + why);
-      s.distributions.push_back(*d);
-    }
-    for (const auto& n : j.at("sizes")) {
-      if (!n.is_number_integer()) throw std::invalid_argument("settings: size " + n.dump() + " is not a whole number");
-      s.sizes.push_back(n.get<std::int64_t>());
-    }
-    // Not get<uint64_t>: from a float such as 1e300 that conversion is undefined.
-    for (const auto& seed : j.at("seeds")) {
-      if (!seed.is_number_unsigned())
-        throw std::invalid_argument("settings: seed " + seed.dump() + " is not a whole number >= 0");
-      s.seeds.push_back(seed.get<std::uint64_t>());
-    }
-    if (!j.at("out_dtype").is_null()) {
-      s.out_dtype = parse_dtype(j.at("out_dtype").get<std::string>());
-      if (!s.out_dtype) throw std::invalid_argument("settings: unknown out_dtype " + j.at("out_dtype").dump());
-    }
-    const std::string saturation = name("saturation", j.at("saturation"));
-    if (saturation != "nosat" && saturation != "satfinite")
-      throw std::invalid_argument("settings: unknown saturation '" + saturation + "'");
-    s.saturation = saturation == "nosat" ? Saturation::nosat : Saturation::satfinite;
-    s.row_cols = integer("row_cols");
-    s.runs = small("runs");
-    s.permutations = small("permutations");
-    s.eps = j.at("eps").get<double>();
-    if (j.contains("throughput_n")) s.throughput_n = integer("throughput_n");
-    if (j.contains("user_kernels")) s.user_kernels = list("user_kernels");
-    if (j.contains("nondeterministic_kernels")) s.nondeterministic_kernels = list("nondeterministic_kernels");
-  } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument(std::string("settings: ") + e.what());
-  }
-  return s;
-}
-
-MatrixSettings default_matrix(bool full) {
-  MatrixSettings s;
-  s.ops = {Op::sum,  Op::mean, Op::dot,       Op::sumsq,   Op::norm2,    Op::rms,
-           Op::mean_var, Op::max, Op::amax, Op::logsumexp, Op::rmsnorm, Op::layernorm};
-  if (full) s.ops = {Op::sum, Op::mean, Op::dot, Op::sumsq, Op::norm2, Op::rms, Op::mean_var, Op::max,
-                     Op::min, Op::amax, Op::logsumexp, Op::rmsnorm, Op::layernorm};
-  s.dtypes = {Dtype::fp32};
-  for (const auto& [a, name] : kAccumulatorNames) s.accumulators.push_back(a);
-  for (const auto& [sh, name] : kShapeNames) s.shapes.push_back(sh);
-  for (const auto& [d, name] : kDistributionNames) {
-    if (d == Distribution::ill_conditioned) {
-      for (double c : full ? std::vector<double>{1e3, 1e8, 1e16, 1e30} : std::vector<double>{1e8, 1e16})
-        s.distributions.push_back({d, c});
-    } else {
-      s.distributions.push_back({d, std::nullopt});
-    }
-  }
-  s.sizes = full ? std::vector<std::int64_t>{1, 33, 1023, 4097, (1 << 20) + 3, 1 << 24}
-                 : std::vector<std::int64_t>{4096, (1 << 16) + 3};  // the norms: one row of 4096
-  s.seeds = full ? std::vector<std::uint64_t>{1, 2, 3} : std::vector<std::uint64_t>{1};
-  s.axes = full ? std::vector<Axis>{Axis::all, Axis::inner, Axis::outer} : std::vector<Axis>{Axis::all};
-  s.runs = full ? 10 : 3;
-  s.permutations = full ? 4 : 2;
-  return s;
-}
-
 namespace {
 
-// One generated (or user-given) input and the arrays derived from it.
-struct InputCase {
-  Dtype dtype;
-  std::string distribution;
-  std::int64_t n = 0;
-  std::uint64_t seed = 0;
-  TypedArray own_x;
-  const TypedArray* user_x = nullptr;  // a user's data, read where it is (not copied)
-  const TypedArray& x() const { return user_x ? *user_x : own_x; }
-  std::optional<TypedArray> y;
-  TypedArray gamma, beta;
-  std::string note;
-};
-
-// A permuted copy of a problem's arrays on the host (ProblemPermutation,
-// kernels/index_permutation.hpp, the same order the GPU backend makes on the
-// device), filled in parallel.
-struct PermutedArrays {
-  TypedArray x;
-  std::optional<TypedArray> y, gamma, beta;
-  std::vector<float> x_float, y_float;  // when the original problem has them
-  ReductionProblem problem;  // the original problem over these arrays
-};
-
-std::vector<float> widened(const TypedArray& a) {
-  std::vector<float> out(a.size());
-  visit_typed(a, [&](const auto& v) {
-    for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<float>(to_double(v[i]));
-  });
-  return out;
-}
-
-TypedArray permuted(const TypedArray& a, std::int64_t count, WorkPool& pool,
-                    const std::function<std::int64_t(std::int64_t)>& source) {
-  return std::visit(
-      [&](const auto& v) {
-        std::decay_t<decltype(v)> out(v.size());
-        pool.for_chunks(count, [&](std::int64_t b, std::int64_t e) {
-          for (std::int64_t i = b; i < e; ++i) out[std::size_t(i)] = v[std::size_t(source(i))];
-        });
-        return TypedArray(std::move(out));
-      },
-      a.data());
-}
-
-ProblemPermutation permutation_of(const ReductionProblem& p, std::uint64_t seed) {
-  return ProblemPermutation(p.axis, is_elementwise_output(p.op), p.rows, p.cols, seed);
-}
-
-std::unique_ptr<PermutedArrays> permuted_on_host(const ReductionProblem& p, std::uint64_t seed, WorkPool& pool) {
-  const ProblemPermutation perm = permutation_of(p, seed);
-  auto out = std::make_unique<PermutedArrays>();
-  auto element = [&perm](std::int64_t i) { return perm.source(i); };
-  auto column = [&perm](std::int64_t k) { return perm.column(k); };
-  const std::int64_t n = p.rows * p.cols;
-  out->x = permuted(*p.x, n, pool, element);
-  out->problem = p;
-  out->problem.x = &out->x;
-  if (p.y) out->problem.y = &out->y.emplace(permuted(*p.y, n, pool, element));
-  // The widened copies follow the same permutation.
-  auto widened = [&](const std::vector<float>* from, std::vector<float>& into) -> const std::vector<float>* {
-    if (from == nullptr) return nullptr;
-    into.resize(from->size());
-    pool.for_chunks(std::int64_t(from->size()), [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t i = b; i < e; ++i) into[std::size_t(i)] = (*from)[std::size_t(element(i))];
-    });
-    return &into;
-  };
-  out->problem.x_float = widened(p.x_float, out->x_float);
-  out->problem.y_float = p.y ? widened(p.y_float, out->y_float) : nullptr;
-  if (is_elementwise_output(p.op)) {
-    if (p.gamma) out->problem.gamma = &out->gamma.emplace(permuted(*p.gamma, p.cols, pool, column));
-    if (p.beta) out->problem.beta = &out->beta.emplace(permuted(*p.beta, p.cols, pool, column));
-  }
-  return out;
-}
-
-// One kernel as the measurement sees it: how to run it on a problem (on the
-// GPU, the uploaded one), over which configurations, and what else it can
-// tell (a bit-exact model, its throughput, an a-priori bound). Built-in
-// kernels and users' kernels (accuracy/user_kernel.hpp) both become one, so
-// that every cell is made by the same code (MatrixRunner::measure).
-struct KernelUnderTest {
-  std::vector<LaunchConfig> configs;  // the first is the default one
-  int runs = 1;                       // repeated runs of the default configuration
-  bool on_gpu = false;                // runs the uploaded problem
-  std::function<ReductionResult(const ReductionProblem&, const LaunchConfig&, std::uint64_t run)> run;
-  // The GPU's built-in kernels: a run digested on the device, bringing back
-  // only the listed rows' outputs (all with nullptr); a permuted norm's
-  // outputs are digested where they go back to (GpuBackend::run_digested).
-  // Empty: run() and a digest on the host.
-  std::function<GpuBackend::DigestedRun(const LaunchConfig&, const std::vector<std::int64_t>* rows, std::int64_t cols)>
-      run_digested;
-  // Whether a configuration's result equals the model's bits; empty where
-  // there is no bit-exact model to compare with.
-  // got: the digest of the configuration's result (accuracy/metrics.hpp).
-  std::function<bool(const ReductionProblem&, const LaunchConfig&, std::uint64_t got)> matches_model;
-  std::function<GpuBackend::Timing()> time;  // empty: not timed (CPU)
-  // Measured error of output i over the a-priori bound; empty where the
-  // kernel's algorithm is not known.
-  std::function<std::optional<double>(const ProblemReference&, const ReductionProblem&, const ReductionResult&,
-                                      std::size_t)>
-      bound_ratio;
-  // The working format of the kernel's statistics and of its ideal kernel
-  // (accuracy/ideal_kernel.hpp).
-  Dtype working = Dtype::fp32;
-  // A norm's row statistics where the run's result does not carry them: on
-  // the GPU, those of the kernel's bit-exact CPU model (the GPU's outputs
-  // equal the model's: matches_model). Empty where none can be known.
-  std::function<std::vector<double>(const ReductionProblem&)> statistics;
-  std::string no_statistics;  // why, when there are none
-};
-
-// Measured error over the a-priori bound of spec's algorithm, at the
-// addition depth of its order in configuration cfg (accuracy/error_bound.hpp).
-decltype(KernelUnderTest::bound_ratio) bound_ratio_for(const KernelSpec& spec, const LaunchConfig& cfg) {
-  if (is_scan(spec.op)) return {};  // docs/spec.md defines no bound per prefix
-  return [spec, cfg](const ProblemReference& ref, const ReductionProblem& q, const ReductionResult& res,
-                     std::size_t i) {
-    const std::int64_t depth = addition_depth(spec, q.axis, q.length(), cfg);
-    return ref.bound_ratio(spec, q, depth, res.values[i], i);
-  };
-}
-
-// A kernel's runs on one problem: the first run's scored outputs (released
-// once scored), every run only as its digest (accuracy/metrics.hpp), so that
-// large outputs (the norms' one per element) are not kept run after run.
-struct KernelRuns {
-  ReductionResult first;                      // the default configuration's first run
-  std::uint64_t first_digest = 0;
-  std::vector<std::uint64_t> run_digests;     // every run of the default configuration
-  std::vector<std::uint64_t> config_digests;  // the first run of each configuration
-  // One per configuration compared with the model; run on the pool while the
-  // GPU goes on.
-  std::vector<std::future<bool>> model_checks;
-  std::optional<GpuBackend::Timing> timing;
-};
-
-// A user kernel's arguments: the problem's arrays (host or device), where to
-// write, and the configuration.
-KernelArgs kernel_args(const UserKernel& u, const GpuBackend::UploadedArrays& a, void* out, const LaunchConfig& cfg) {
-  KernelArgs k;
-  k.op = u.op;
-  k.axis = a.axis;
-  k.in_dtype = u.in;
-  k.out_dtype = u.out;
-  k.rows = a.rows;
-  k.cols = a.cols;
-  k.x = a.x;
-  k.y = a.y;
-  k.gamma = a.gamma;
-  k.beta = a.beta;
-  k.eps = a.eps;
-  k.out = out;
-  k.config = cfg;
-  return k;
-}
-
-// The host problem's arrays as GpuBackend::upload lays them out (whole-array
-// problems as [1, n]).
-GpuBackend::UploadedArrays host_arrays(const ReductionProblem& p) {
-  auto raw = [](const TypedArray* t) { return t ? t->raw() : nullptr; };
-  const bool all = p.axis == Axis::all;
-  return GpuBackend::UploadedArrays{p.x ? p.x->dtype() : Dtype::fp32, p.axis, all ? 1 : p.rows,
-                                    all ? p.rows * p.cols : p.cols, p.eps, raw(p.x), raw(p.y), raw(p.gamma),
-                                    raw(p.beta)};
-}
-
-// The references of one problem, one per output format, computed on the pool
-// from the moment the problem's cells are known, and shared by every kernel
-// (built-in and user) that runs on it.
-class SharedReferences {
- public:
-  SharedReferences(const ReductionProblem& p, Saturation sat, WorkPool& pool, PhaseTimes* clock)
-      : p_(p), sat_(sat), pool_(pool), clock_(clock) {}
-  void start(Dtype out) {
-    if (refs_.count(out)) return;
-    refs_.emplace(out, pool_.submit([this, out]() -> std::variant<ProblemReference, std::string> {
-      const auto scope = timed(clock_, Phase::references);
-      try {
-        return compute_problem_reference(p_, out, sat_);
-      } catch (const std::exception& e) {
-        return std::string(e.what());
-      }
-    }).share());
-  }
-  // Called from the pool's tasks once every reference has been started.
-  const ProblemReference& get(Dtype out) const {
-    const auto& r = refs_.at(out).get();
-    if (const auto* why = std::get_if<std::string>(&r)) throw std::runtime_error("reference: " + *why);
-    return std::get<ProblemReference>(r);
-  }
-  void wait() const {
-    for (const auto& [d, f] : refs_) f.wait();
-  }
-
- private:
-  const ReductionProblem& p_;
-  Saturation sat_;
-  WorkPool& pool_;
-  PhaseTimes* clock_;
-  std::map<Dtype, std::shared_future<std::variant<ProblemReference, std::string>>> refs_;
-};
-
-// A kernel measured once at the throughput size, for the cells that were too
-// small to time (docs/spec.md, "Metrics": throughput).
-struct ThroughputJob {
-  Op op;
-  Axis axis;
-  Dtype in;
-  std::optional<KernelSpec> spec;  // a built-in kernel, or
-  const UserKernel* user = nullptr;
-};
-
-std::string throughput_key(const Cell& c) {
-  return c.op + '|' + c.dtype + '|' + c.out_dtype + '|' + c.accumulator + '|' + c.shape + '|' + c.axis;
-}
-
-// The (op, axis) problems an input of n elements gives: the norms normalise
-// rows; the reductions run along the matrix's axes, the row-wise ones only
-// where n is a whole number of rows. Those that cannot run go to not_run
-// ("rmsnorm n=4097 axis=inner", why), each once (issue 41: no silent gaps).
-std::vector<std::pair<Op, Axis>> problems_of(const MatrixSettings& s, std::int64_t n, bool has_y,
-                                             std::vector<std::pair<std::string, std::string>>* not_run = nullptr) {
-  std::vector<std::pair<Op, Axis>> out;
-  for (Op op : s.ops) {
-    for (Axis axis : is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s.axes) {
-      const auto skip = [&](std::string why) {
-        std::pair<std::string, std::string> entry{fmt::format("{} n={} axis={}", to_string(op), n, to_string(axis)),
-                                                  std::move(why)};
-        if (not_run && std::find(not_run->begin(), not_run->end(), entry) == not_run->end())
-          not_run->push_back(std::move(entry));
-      };
-      if (takes_second_input(op) && !has_y) {
-        skip("needs a second input y; an --input file gives x only");
-        continue;
-      }
-      const std::int64_t cols = std::min<std::int64_t>(s.row_cols, std::max<std::int64_t>(n, 1));
-      if (axis != Axis::all && n % cols != 0) {
-        skip(fmt::format("not a whole number of rows of {}", cols));
-        continue;
-      }
-      out.emplace_back(op, axis);
-    }
-  }
-  return out;
-}
-
-// The shapes of the matrix that give an op no kernel at all along an axis
-// (atomic and the norms, cub_deterministic and the rows, ...): listed once
-// each, with the reason of the first accumulator (docs/spec.md, "Which
-// accumulators each op takes" and "Kernel shapes"), so that no (op, axis,
-// shape) of the matrix vanishes. Shapes this backend cannot run at all are
-// listed as such by run_matrix.
-void list_shape_gaps(const MatrixSettings& s, bool gpu, std::vector<std::pair<std::string, std::string>>& not_run) {
-  for (Op op : s.ops)
-    for (Axis axis : is_elementwise_output(op) ? std::vector<Axis>{Axis::inner} : s.axes)
-      for (Shape shape : s.shapes) {
-        if (gpu ? bool(GpuBackend::shape_unavailable(shape)) : !has_cpu_model(shape)) continue;
-        for (Dtype d : s.dtypes) {
-          std::optional<std::string> why;
-          bool any = false;
-          for (Accumulator acc : s.accumulators) {
-            const KernelSpec spec{op, d, s.out_dtype.value_or(default_out_dtype(d)), acc, shape, s.saturation};
-            const std::optional<std::string> reason = unavailable_on(spec, axis, gpu);
-            if (!reason) {
-              any = true;
-              break;
-            }
-            if (!why) why = reason;
-          }
-          if (any || !why) continue;
-          std::pair<std::string, std::string> entry{
-              fmt::format("{} {} axis={} shape={}", to_string(op), to_string(d), to_string(axis), to_string(shape)),
-              *why};
-          if (std::find(not_run.begin(), not_run.end(), entry) == not_run.end()) not_run.push_back(std::move(entry));
-        }
-      }
-}
+using namespace matrix;
 
 // One cell on its way: its kernel, its runs and its runs on permuted copies;
 // scored once all of them are in.
@@ -475,56 +49,6 @@ struct PendingCell {
   std::optional<std::string> score_failure;  // written by the scoring task alone
 };
 
-// The rows whose outputs are scored against the reference. The norms give
-// one output per element, each with its own reference: above
-// kScoredElements, an evenly spaced sample of rows is scored (the rows are
-// independent problems), and reproducibility still compares every output.
-constexpr std::int64_t kScoredElements = std::int64_t(1) << 22;
-
-struct ScoredRows {
-  std::vector<std::int64_t> rows;  // empty: every output is scored
-  TypedArray x;                    // those rows of x
-  ReductionProblem problem;        // the problem of those rows alone
-};
-
-std::unique_ptr<ScoredRows> scored_rows(const ReductionProblem& p) {
-  const bool per_element = is_elementwise_output(p.op) || (is_scan(p.op) && p.axis == Axis::inner);
-  if (!per_element || p.rows * p.cols <= kScoredElements) return nullptr;
-  auto out = std::make_unique<ScoredRows>();
-  const std::int64_t count = std::max<std::int64_t>(1, kScoredElements / p.cols);
-  for (std::int64_t k = 0; k < count; ++k) out->rows.push_back(k * p.rows / count);
-  out->x = std::visit(
-      [&](const auto& v) {
-        std::decay_t<decltype(v)> sub;
-        sub.reserve(std::size_t(count * p.cols));
-        for (std::int64_t r : out->rows)
-          sub.insert(sub.end(), v.begin() + r * p.cols, v.begin() + (r + 1) * p.cols);
-        return TypedArray(std::move(sub));
-      },
-      p.x->data());
-  out->problem = p;
-  out->problem.rows = count;
-  out->problem.x = &out->x;
-  out->problem.x_float = out->problem.y_float = nullptr;  // widened per run: a few rows
-  return out;
-}
-
-// The outputs of the scored rows (all of them when every row is scored).
-ReductionResult scored_part(ReductionResult r, const ScoredRows* scored, std::int64_t cols) {
-  if (scored == nullptr) return r;
-  ReductionResult out;
-  const auto take = [&](const std::vector<double>& v, std::vector<double>& into) {
-    for (std::int64_t row : scored->rows)
-      into.insert(into.end(), v.begin() + row * cols, v.begin() + (row + 1) * cols);
-  };
-  take(r.values, out.values);
-  if (!r.unrounded.empty()) take(r.unrounded, out.unrounded);
-  if (!r.statistics.empty())
-    for (std::int64_t row : scored->rows)
-      out.statistics.insert(out.statistics.end(), r.statistics.begin() + 2 * row, r.statistics.begin() + 2 * row + 2);
-  return out;
-}
-
 template <class F>
 void failing_as(PendingCell& c, F&& f) {
   try {
@@ -536,36 +60,8 @@ void failing_as(PendingCell& c, F&& f) {
   }
 }
 
-}  // namespace
-
-namespace {
-
-// The ideal kernel of a problem (accuracy/ideal_kernel.hpp) is the same for
-// every cell of one working and output format: its errors and the
-// conditioning scales are computed once and shared.
-struct IdealScores {
-  std::vector<std::optional<double>> errors;
-  std::vector<double> scales;
-};
-class IdealCache {
- public:
-  const IdealScores& get(const ReductionProblem& p, const ProblemReference& ref, Dtype working, Dtype out,
-                         Saturation sat) {
-    const std::lock_guard lock(mutex_);
-    auto [it, fresh] = scores_.try_emplace({working, out});
-    if (fresh) {
-      const std::vector<double> outputs = ideal_kernel_outputs(p, ref, working, out, sat);
-      for (std::size_t i = 0; i < outputs.size(); ++i)
-        it->second.errors.push_back(ulp_error(outputs[i], ref.outputs[i].exact, out, nullptr, sat));
-      it->second.scales = conditioning_scales(p, ref, working, out);
-    }
-    return it->second;
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<std::pair<Dtype, Dtype>, IdealScores> scores_;
-};
+// run_digested's rows for a run whose outputs are not copied back (its digest alone).
+const std::vector<std::int64_t> kNoRows;
 
 class MatrixRunner {
  public:
@@ -586,8 +82,8 @@ class MatrixRunner {
     // on every run of every cell.
     std::vector<float> x_float, y_float;
     if (in.dtype != Dtype::fp32) {
-      x_float = widened(in.x());
-      if (in.y) y_float = widened(*in.y);
+      x_float = in.x().to_floats();
+      if (in.y) y_float = in.y->to_floats();
     }
     for (const auto& [op, axis] : problems_of(s_, in.n, in.y.has_value())) {
       ReductionProblem p;
@@ -659,7 +155,9 @@ class MatrixRunner {
       c.scored = pool_.submit([&] {
         const auto scope = timed(clock_, Phase::scoring);
         try {
-          score(c, reference_problem, refs.get(c.out_dtype), scored.get(), ideal);
+          const ReductionResult first = std::move(c.runs.first);  // the scored rows' outputs
+          score(c.cell, c.kut, c.out_dtype, first, reference_problem, refs.get(c.out_dtype), scored.get(), ideal,
+                s_.saturation);
         } catch (const std::exception& e) {
           c.score_failure = e.what();
         }
@@ -839,7 +337,6 @@ class MatrixRunner {
   // bits).
   KernelRuns run_kernel(const KernelUnderTest& kut, const ReductionProblem& p, const ScoredRows* scored) {
     KernelRuns k;
-    static const std::vector<std::int64_t> kNoRows;
     for (std::size_t ci = 0; ci < kut.configs.size(); ++ci) {
       for (int r = 0; r < (ci == 0 ? kut.runs : 1); ++r) {
         ReductionResult part;
@@ -896,7 +393,6 @@ class MatrixRunner {
         for (std::int64_t j = 0; j < p.cols; ++j) columns.push_back(perm.column(j));
       }
       each_cell(cells, [&](PendingCell& c) {
-        static const std::vector<std::int64_t> kNoRows;
         if (c.kut.run_digested) {
           c.permuted.push_back(c.kut.run_digested(c.kut.configs.front(), &kNoRows, p.cols).digest);
           return;
@@ -917,124 +413,6 @@ class MatrixRunner {
     if (gpu_cells) gpu_->use_permutation(std::nullopt);
   }
 
-  // The cell's accuracy, from its first run (only the scored rows of a large
-  // norm: p is then their problem).
-  void score(PendingCell& pc, const ReductionProblem& p, const ProblemReference& ref, const ScoredRows* scored,
-             IdealCache& ideal) {
-    const KernelUnderTest& kut = pc.kut;
-    Cell& c = pc.cell;
-    const Dtype out_dtype = pc.out_dtype;
-    const ReductionResult res = std::move(pc.runs.first);  // the scored rows' outputs
-    if (res.values.size() != ref.outputs.size())
-      throw std::runtime_error(fmt::format("kernel gave {} outputs, the reference has {}", res.values.size(),
-                                           ref.outputs.size()));
-    // The worst output names the cell (docs/spec.md, "Ops": several outputs).
-    std::size_t worst = 0;
-    double worst_rank = -1;
-    std::optional<double> worst_ulps;
-    std::string worst_note;
-    bool all_cr = true;
-    std::vector<std::optional<double>> errors(res.values.size());
-    for (std::size_t i = 0; i < res.values.size(); ++i) {
-      std::string note;
-      const auto ulps = errors[i] = ulp_error(res.values[i], ref.outputs[i].exact, out_dtype, &note, s_.saturation);
-      const double rank = ulps ? *ulps : HUGE_VAL;  // a non-finite mismatch is worst
-      if (rank > worst_rank) {
-        worst_rank = rank;
-        worst_ulps = ulps;
-        worst = i;
-        worst_note = note;
-      }
-      all_cr = all_cr && correctly_rounded(res.values[i], ref.outputs[i].rounded);
-    }
-    if (!res.values.empty()) {
-      const Reference& r = ref.outputs[worst];
-      c.reference_rounded = hex_float(r.rounded);
-      c.reference_exact = r.exact_decimal;
-      c.result = hex_float(res.values[worst]);
-      c.ulp_error = worst_ulps;
-      c.error_note = worst_note;
-      c.component = scored ? fmt::format("row {}, col {}", scored->rows[worst / std::size_t(p.cols)],
-                                         worst % std::size_t(p.cols))
-                           : ref.component_name(worst);
-      if (!res.unrounded.empty()) c.rel_error = rel_error(res.unrounded[worst], r.exact);
-      c.condition = ref.condition(worst);
-      if (kut.bound_ratio) c.bound_ratio = kut.bound_ratio(ref, p, res, worst);
-      if (is_elementwise_output(p.op) || p.op == Op::mean_var) score_statistics(pc, p, ref, res, scored, errors, ideal);
-    }
-    c.correctly_rounded = all_cr;
-    if (is_scan(p.op)) {
-      std::vector<bool> correct(res.values.size());
-      for (std::size_t i = 0; i < res.values.size(); ++i)
-        correct[i] = correctly_rounded(res.values[i], ref.outputs[i].rounded);
-      c.scan = scan_profile(errors, correct, p.length(), worst);
-    }
-    if (scored) {
-      const std::string sample =
-          fmt::format("scored and compared with the model on {} of {} rows, evenly spaced; reproducibility over "
-                      "every output",
-                      scored->rows.size(), pc.cell.rows.value_or(0));
-      c.note = c.note.empty() ? sample : c.note + "; " + sample;
-    }
-  }
-
-  // docs/spec.md, "Row statistics and the accumulator's own error": the
-  // statistics' errors in ULPs of their own format, the ideal kernel's error
-  // and what the kernel adds to it.
-  void score_statistics(PendingCell& pc, const ReductionProblem& p, const ProblemReference& ref,
-                        const ReductionResult& res, const ScoredRows* scored,
-                        const std::vector<std::optional<double>>& errors, IdealCache& ideal_cache) {
-    Cell& c = pc.cell;
-    const Dtype working = pc.kut.working;
-    c.working_dtype = to_string(working);
-    const auto row_name = [&](std::size_t row) {
-      return fmt::format("row {}", scored ? scored->rows[row] : std::int64_t(row));
-    };
-    WorstError mean, second;  // the mean; the variance (mean_var) or r (the norms)
-    if (p.op == Op::mean_var) {
-      for (std::size_t i = 0; i < res.values.size(); ++i) {
-        std::string note;
-        const auto e = ulp_error(res.values[i], ref.outputs[i].exact, pc.out_dtype, &note, s_.saturation);
-        (i % 2 == 0 ? mean : second).add(e, note, ref.component_name(i));
-      }
-      c.mean_ulp_error = mean.value;
-      c.variance_ulp_error = second.value;
-      c.statistics_note = mean.note.empty() ? second.note : mean.note;
-    } else {
-      std::vector<double> stats = res.statistics;
-      if (stats.empty() && pc.kut.statistics) stats = pc.kut.statistics(p);
-      if (stats.size() != 2 * std::size_t(p.rows)) {
-        c.statistics_note = pc.kut.no_statistics.empty() ? "the kernel gave no row statistics" : pc.kut.no_statistics;
-      } else {
-        for (std::size_t row = 0; row < std::size_t(p.rows); ++row) {
-          const auto exact = ref.row_statistics(row);
-          if (!exact) {
-            mean.add(std::nullopt, "its exact statistics are not finite", row_name(row));
-            second.add(std::nullopt, "its exact statistics are not finite", row_name(row));
-            continue;
-          }
-          std::string note;
-          if (exact->mean) {
-            const auto e = ulp_error(stats[2 * row], *exact->mean, working, &note);
-            mean.add(e, note, row_name(row));
-          }
-          note.clear();
-          const auto e = ulp_error(stats[2 * row + 1], exact->rstd, working, &note);
-          second.add(e, note, row_name(row));
-        }
-        if (p.op == Op::layernorm) c.mean_ulp_error = mean.value;
-        c.rstd_ulp_error = second.value;
-        c.statistics_note = mean.note.empty() ? second.note : mean.note;
-      }
-    }
-    const IdealScores& ideal = ideal_cache.get(p, ref, working, pc.out_dtype, s_.saturation);
-    if (ideal.errors.size() != res.values.size()) return;
-    WorstError ideal_worst;
-    for (const auto& e : ideal.errors) ideal_worst.add(e, "", "");
-    c.ideal_ulp_error = ideal_worst.value;
-    c.accumulator_ulp_error = accumulator_ulp_error(errors, ideal.scales);
-  }
-
   // What needs every run, the permuted ones included.
   void finish(PendingCell& pc) {
     KernelRuns& k = pc.runs;
@@ -1052,24 +430,11 @@ class MatrixRunner {
       c.distinct_across_permutations = distinct_digests(perm);
     }
     // An empty input reads no bytes: its throughput is unknown, not 0 GB/s.
-    if (k.timing && k.timing->bytes_per_run > 0) set_throughput(c, *k.timing, c.n);
+    if (k.timing && k.timing->bytes_per_run > 0) set_throughput(c, *k.timing, c.n, yardsticks_);
   }
 
  public:
-  void set_throughput(Cell& c, const GpuBackend::Timing& t, std::int64_t n) const {
-    c.gbps = t.gbps;
-    c.throughput_n = n;
-    if (cub_gbps_ > 0) c.fraction_of_cub = t.gbps / cub_gbps_;
-    if (copy_gbps_ > 0) c.fraction_of_copy = t.gbps / copy_gbps_;
-  }
-
-  static GpuBackend::Launch user_launch(const UserKernel& u, const LaunchConfig& cfg) {
-    return [&u, cfg](const GpuBackend::UploadedArrays& a, void* out, void* stream) {
-      u.run_device(kernel_args(u, a, out, cfg), stream);
-    };
-  }
-
-  double cub_gbps_ = 0, copy_gbps_ = 0;
+  Yardsticks yardsticks_;
   std::vector<UserReference>* user_references_ = nullptr;  // run_matrix's, for a user's input
 
  private:
@@ -1081,107 +446,6 @@ class MatrixRunner {
   PhaseTimes* clock_;
   std::map<std::string, ThroughputJob>* throughput_jobs_;
 };
-
-InputCase make_input(Dtype dtype, const DistributionSpec& dist, std::int64_t n, std::uint64_t seed,
-                     std::int64_t row_cols) {
-  InputCase in;
-  in.dtype = dtype;
-  in.distribution = dist.name();
-  in.n = n;
-  in.seed = seed;
-  GeneratedInput g = generate(dist, dtype, n, seed, /*with_y=*/true);
-  in.own_x = std::move(g.x);
-  in.y = std::move(g.y);
-  in.note = g.note;
-  // The norms' weights: gamma in [0, 1), beta ~ N(0, 1), one per column.
-  const std::int64_t cols = std::min<std::int64_t>(row_cols, std::max<std::int64_t>(n, 1));
-  in.gamma = generate({Distribution::uniform, std::nullopt}, dtype, cols, seed ^ 0x6A09E667F3BCC908ull).x;
-  in.beta = generate({Distribution::normal, std::nullopt}, dtype, cols, seed ^ 0xBB67AE8584CAA73Bull).x;
-  return in;
-}
-
-// The throughput phase: each kernel whose cells were too small to time is
-// timed once on a generated input of settings.throughput_n elements (rows of
-// row_cols for the row-wise ops), and its cells take that figure.
-// The throughput phase's input: uniform values in [-1, 1) (never zeros: a
-// kernel's speed is measured on data it really adds), x and y, generated in
-// slices on the pool's threads; only the bytes' count and kind matter here.
-InputCase throughput_input(Dtype d, std::int64_t n, std::int64_t cols, WorkPool& pool) {
-  constexpr std::int64_t kSlice = std::int64_t(1) << 20;
-  InputCase in;
-  in.dtype = d;
-  in.n = n;
-  in.distribution = "uniform";
-  in.own_x = TypedArray(d, std::size_t(n));
-  in.y.emplace(d, std::size_t(n));
-  std::vector<std::future<void>> slices;
-  for (std::int64_t b = 0; b < n; b += kSlice)
-    slices.push_back(pool.submit([&in, d, b, len = std::min(kSlice, n - b)] {
-      GeneratedInput g = generate({Distribution::uniform, std::nullopt}, d, len, std::uint64_t(b / kSlice) + 1, true);
-      std::visit(
-          [&](auto& x) {
-            using V = std::decay_t<decltype(x)>;
-            const V& gx = std::get<V>(g.x.data());
-            const V& gy = std::get<V>(g.y->data());
-            std::copy(gx.begin(), gx.end(), x.begin() + b);
-            std::copy(gy.begin(), gy.end(), std::get<V>(in.y->data()).begin() + b);
-          },
-          in.own_x.data());
-    }));
-  for (auto& f : slices) f.get();
-  in.gamma = generate({Distribution::uniform, std::nullopt}, d, cols, 2).x;
-  in.beta = generate({Distribution::normal, std::nullopt}, d, cols, 3).x;
-  return in;
-}
-
-void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const MatrixRunner& runner,
-                        const std::map<std::string, ThroughputJob>& jobs, std::vector<Cell>& cells,
-                        WorkPool& pool, PhaseTimes* clock) {
-  const auto scope = timed(clock, Phase::throughput);
-  std::map<std::string, std::optional<GpuBackend::Timing>> timings;
-  // One input per format, a whole number of rows of row_cols, read whole by
-  // the whole-array kernels.
-  const std::int64_t cols = std::min(s.row_cols, s.throughput_n);
-  const std::int64_t rows = s.throughput_n / cols;
-  for (Dtype d : s.dtypes) {
-    std::optional<InputCase> in;
-    for (const auto& [key, job] : jobs) {
-      if (job.in != d) continue;
-      if (!in) in = throughput_input(d, rows * cols, cols, pool);
-      ReductionProblem p;
-      p.op = job.op;
-      p.axis = job.axis;
-      p.rows = job.axis == Axis::all ? 1 : rows;
-      p.cols = job.axis == Axis::all ? rows * cols : cols;
-      p.x = &in->x();
-      p.y = takes_second_input(job.op) ? &*in->y : nullptr;
-      if (is_elementwise_output(job.op)) {
-        p.gamma = &in->gamma;
-        p.beta = &in->beta;
-      }
-      p.eps = s.eps;
-      try {
-        gpu.view_as(p);
-        if (job.spec) {
-          timings[key] = gpu.time(*job.spec, launch_configs(*job.spec, p.length(), gpu.info().shape()).front(), 3, 10);
-        } else {
-          const UserKernel& u = *job.user;
-          const std::size_t bytes = std::size_t(output_count(u.op, p.axis, p.rows, p.cols)) * element_bytes(u.out);
-          timings[key] = gpu.time_launch(MatrixRunner::user_launch(u, kernel_configs(u).front()), bytes,
-                                         takes_second_input(u.op), 3, 10, u.name);
-        }
-      } catch (const std::exception&) {
-        timings[key] = std::nullopt;  // unknown: the cells keep no throughput
-      }
-    }
-  }
-  for (Cell& c : cells) {
-    if (c.gbps || c.status != "ok" || c.n == 0) continue;  // an empty input has no throughput to speak of
-    const auto it = timings.find(throughput_key(c));
-    if (it != timings.end() && it->second && it->second->bytes_per_run > 0)
-      runner.set_throughput(c, *it->second, rows * cols);
-  }
-}
 
 }  // namespace
 
@@ -1250,8 +514,8 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
     // The yardsticks, measured once in this process (docs/spec.md, "Metrics").
     const auto scope = timed(clock, Phase::throughput);
     const std::int64_t yard_n = std::int64_t(1) << 26;
-    runner.cub_gbps_ = gpu->time_cub_sum_fp32(yard_n).gbps;
-    runner.copy_gbps_ = gpu->time_copy(std::size_t(yard_n) * 4).gbps;
+    runner.yardsticks_.cub_gbps = gpu->time_cub_sum_fp32(yard_n).gbps;
+    runner.yardsticks_.copy_gbps = gpu->time_copy(std::size_t(yard_n) * 4).gbps;
   }
 
   const std::size_t inputs = user_input ? 1 : jobs.size();
@@ -1307,7 +571,7 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
     for (auto& c : cells) result.cells.push_back(std::move(c));
   if (progress.update && done < total) progress.update(total, total);
   if (gpu && s.throughput_n > 0 && !throughput_jobs.empty())
-    measure_throughput(s, *gpu, runner, throughput_jobs, result.cells, pool, clock);
+    measure_throughput(s, *gpu, runner.yardsticks_, throughput_jobs, result.cells, pool, clock);
   return result;
 }
 

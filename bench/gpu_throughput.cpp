@@ -28,6 +28,7 @@
 
 #include "formats/dtype.hpp"
 #include "formats/typed_array.hpp"
+#include "kernels/counter_rng.hpp"
 #include "kernels/gpu_backend.hpp"
 
 namespace ulpscope {
@@ -60,10 +61,7 @@ TypedArray uniform_values(Dtype d, std::int64_t n, std::uint64_t seed, double sc
           pool.emplace_back([&, t] {
             const std::int64_t lo = std::int64_t(t) * chunk, hi = std::min(n, lo + chunk);
             for (std::int64_t i = lo; i < hi; ++i) {
-              std::uint64_t z = seed + std::uint64_t(i) * 0x9E3779B97F4A7C15ull;
-              z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-              z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-              z ^= z >> 31;
+              const std::uint64_t z = mix64(seed + std::uint64_t(i) * kGoldenGamma);
               v[std::size_t(i)] = T(std::ldexp(double(std::int64_t(z >> 11)) - 0x1p52, -52) * scale);
             }
           });

@@ -19,6 +19,7 @@
 
 #include "formats/small_float.hpp"
 #include "formats/typed_array.hpp"
+#include "kernels/counter_rng.hpp"
 #include "reference/exact_sum.hpp"
 #include "reference/op_reference.hpp"
 
@@ -28,14 +29,6 @@ using namespace ulpscope;
 
 constexpr std::size_t kN = std::size_t(1) << 28;
 constexpr std::size_t kLogsumexpN = std::size_t(1) << 20;
-
-// splitmix64 (Steele, Lea, Flood 2014): fast enough to fill 2^28 values.
-std::uint64_t splitmix(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 enum class Spread { narrow, wide };
 
@@ -51,7 +44,7 @@ const std::vector<T>& data(Spread spread, int which = 0) {
   std::uint64_t s = 12345 + 77 * std::uint64_t(which) + 1000 * std::uint64_t(spread);
   for (std::size_t i = 0; i < kN; ++i) {
     for (;;) {
-      const std::uint64_t r = splitmix(s);
+      const std::uint64_t r = splitmix64(s);
       T x;
       if (spread == Spread::narrow) {
         const double u = double(r >> 11) * 0x1p-52 - 1.0;
@@ -127,7 +120,7 @@ void BM_logsumexp_reference(benchmark::State& state) {
   std::uint64_t s = 99;
   for (float& e : v) {
     double u = 0;
-    for (int k = 0; k < 4; ++k) u += double(splitmix(s) >> 11) * 0x1p-53 - 0.5;
+    for (int k = 0; k < 4; ++k) u += double(splitmix64(s) >> 11) * 0x1p-53 - 0.5;
     e = float(u * std::sqrt(3.0));
   }
   const TypedArray x(std::move(v));

@@ -1,5 +1,5 @@
-# cmake --install: headers, static libraries, accuracy_report and a CMake
-# package, so that another project can find_package(ulpscope) and measure its
+# cmake --install: the API's headers, the shared libraries, accuracy_report
+# and a CMake package, so that another project can find_package(ulpscope) and measure its
 # own kernels (docs/byo.md). Exported targets are ulpscope::<name>.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -43,10 +43,48 @@ foreach(_target ulpscope_formats ulpscope_plugin_abi)
   target_include_directories(${_target} INTERFACE
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/ulpscope> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endforeach()
-foreach(_dir formats kernels reference accuracy reports plugin testing)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ulpscope/${_dir}
-          FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+# The installed headers are the documented API (docs/byo.md) and the headers
+# they include, found by following their #include "..." lines; the kernels'
+# and the measurement's inner headers stay in the source tree.
+set(ULPSCOPE_PUBLIC_HEADERS
+  accuracy/user_kernel.hpp accuracy/evaluate_kernel.hpp    # your kernel through the matrix
+  testing/ulpscope_gtest.hpp                               # EXPECT_ULPSCOPE_WITHIN_ULPS
+  plugin/ulpscope_plugin.h plugin/kernel_lib.hpp           # the plug-in ABI and its loader
+  reports/json_report.hpp reports/markdown_report.hpp reports/gate.hpp  # reports and the gate
+  formats/dtype.hpp formats/typed_array.hpp formats/small_float.hpp formats/hex_float.hpp
+  formats/round_to_dtype.hpp formats/round_trip_decimal.hpp   # the number formats
+  reference/op_reference.hpp reference/exact_sum.hpp reference/round_to_format.hpp)  # the exact operations
+if(ULPSCOPE_HAVE_CUDA)
+  list(APPEND ULPSCOPE_PUBLIC_HEADERS kernels/exact.hpp)  # the exact reductions on the caller's device arrays
+endif()
+set(_todo ${ULPSCOPE_PUBLIC_HEADERS})
+set(_installed_headers "")
+while(_todo)
+  list(POP_FRONT _todo _header)
+  if(_header IN_LIST _installed_headers)
+    continue()
+  endif()
+  list(APPEND _installed_headers ${_header})
+  file(STRINGS ${PROJECT_SOURCE_DIR}/${_header} _includes REGEX "^[ \t]*#[ \t]*include \"")
+  foreach(_line IN LISTS _includes)
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include \"([^\"]+)\".*" "\\1" _included "${_line}")
+    if(EXISTS ${PROJECT_SOURCE_DIR}/${_included})
+      list(APPEND _todo ${_included})
+    endif()
+  endforeach()
+endwhile()
+foreach(_header IN LISTS _installed_headers)
+  get_filename_component(_dir ${_header} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/${_header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ulpscope/${_dir})
 endforeach()
+set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_installed_headers})
+
+# The installed program and libraries find the suite's shared libraries
+# beside them (lib/), wherever the prefix is moved.
+foreach(_target IN LISTS _ulpscope_shared_libraries)
+  set_target_properties(${_target} PROPERTIES INSTALL_RPATH "$ORIGIN")
+endforeach()
+set_target_properties(accuracy_report PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
 install(TARGETS ${_ulpscope_targets} EXPORT ulpscopeTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -37,4 +37,14 @@ std::vector<double> TypedArray::to_doubles() const {
       data_);
 }
 
+std::vector<float> TypedArray::to_floats() const {
+  return std::visit(
+      [](const auto& v) {
+        std::vector<float> out(v.size());
+        for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<float>(to_double(v[i]));
+        return out;
+      },
+      data_);
+}
+
 }  // namespace ulpscope

@@ -33,6 +33,9 @@ class TypedArray {
   }
   // Every value, widened exactly.
   std::vector<double> to_doubles() const;
+  // Every value as a float: exact for fp32 and the narrower formats (what the
+  // CPU models read).
+  std::vector<float> to_floats() const;
   const void* raw() const {
     return std::visit([](const auto& v) -> const void* { return v.data(); }, data_);
   }

@@ -29,6 +29,15 @@ ULPSCOPE_HD constexpr std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
+// SplitMix64 as its authors wrote it, a sequence: the state advances by the
+// golden gamma and each output is the state's mix. Output k of state s is
+// CounterRng's counter form mix64(s + (k + 1) * gamma); this form is kept for
+// the shuffles and benchmark inputs that draw from a running state.
+ULPSCOPE_HD constexpr std::uint64_t splitmix64(std::uint64_t& state) {
+  state += kGoldenGamma;
+  return mix64(state);
+}
+
 class CounterRng {
  public:
   // A stream separates independent quantities drawn for the same element

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/counter_rng.hpp"
 #include "kernels/cuda/cccl_features.hpp"
 #include "kernels/cuda/cub_shapes.hpp"
 #include "kernels/cuda/cuda_check.hpp"
@@ -21,12 +22,8 @@
 #include "kernels/cuda/timing.hpp"
 #include "kernels/model.hpp"
 #include "kernels/scan/scan_dispatch.hpp"
-#if ULPSCOPE_HAVE_TREE_KERNELS || ULPSCOPE_HAVE_ATOMIC_KERNELS
 #include "kernels/tree/tree_dispatch.hpp"
-#endif
-#if ULPSCOPE_HAVE_GALLERY_KERNELS
 #include "kernels/gallery/gallery_dispatch.hpp"
-#endif
 
 namespace ulpscope {
 
@@ -43,10 +40,7 @@ constexpr std::uint64_t kPoison = ~std::uint64_t(0);
 __global__ void fill_uniform(float* x, std::int64_t n, std::uint64_t seed) {
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    std::uint64_t z = seed + std::uint64_t(i) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    const std::uint64_t z = mix64(seed + std::uint64_t(i) * kGoldenGamma);
     x[i] = __fmul_rn(float(std::int32_t(z >> 40) - (1 << 23)), 1.0f / float(1 << 23));
   }
 }
@@ -142,18 +136,12 @@ struct GpuBackend::Impl {
       case Shape::cub_deterministic:
         (void)cfg;
         return cub_workspace_bytes(s, p);
-#if ULPSCOPE_HAVE_TREE_KERNELS
       case Shape::tree:
         return as_gpu_error(s, [&] { return tree_workspace_bytes(s, p, cfg); });
-#endif
-#if ULPSCOPE_HAVE_ATOMIC_KERNELS
       case Shape::atomic:
         return as_gpu_error(s, [&] { return atomic_workspace_bytes(s, p, cfg); });
-#endif
       default:
-#if ULPSCOPE_HAVE_GALLERY_KERNELS
         if (is_gallery(s.shape)) return as_gpu_error(s, [&] { return gallery_workspace_bytes(s, p, cfg); });
-#endif
         throw GpuError(describe(s) + ": " + GpuBackend::shape_unavailable(s.shape).value_or("no GPU dispatch"));
     }
   }
@@ -169,24 +157,18 @@ struct GpuBackend::Impl {
       case Shape::cub_deterministic:
         launch_cub(s, p, ws, out, stream);
         break;
-#if ULPSCOPE_HAVE_TREE_KERNELS
       case Shape::tree:
         as_gpu_error(s, [&] { launch_tree(s, p, cfg, ws, out, stream); });
         break;
-#endif
-#if ULPSCOPE_HAVE_ATOMIC_KERNELS
       case Shape::atomic:
         as_gpu_error(s, [&] { launch_atomic(s, p, cfg, ws, out, stream); });
         break;
-#endif
       default:
         (void)cfg;
-#if ULPSCOPE_HAVE_GALLERY_KERNELS
         if (is_gallery(s.shape)) {
           as_gpu_error(s, [&] { launch_gallery(s, p, cfg, ws, out, stream); });
           break;
         }
-#endif
         throw GpuError(describe(s) + ": " + GpuBackend::shape_unavailable(s.shape).value_or("no GPU dispatch"));
     }
   }
@@ -541,28 +523,13 @@ std::optional<std::string> GpuBackend::shape_unavailable(Shape s) {
       if (ULPSCOPE_HAVE_CUB_DETERMINISTIC) return std::nullopt;
       return std::string(ULPSCOPE_CUB_DETERMINISTIC_MISSING);
     case Shape::tree:
-#if ULPSCOPE_HAVE_TREE_KERNELS
-      return std::nullopt;
-#else
-      return std::string("the tree kernels are not built yet (kernels/tree)");
-#endif
     case Shape::atomic:
-#if ULPSCOPE_HAVE_ATOMIC_KERNELS
       return std::nullopt;
-#else
-      return std::string("the atomic kernels are not built yet (kernels/tree)");
-#endif
     default:
       break;
   }
   if (is_scan_shape(s)) return std::nullopt;  // kernels/scan: which specs, scan::gpu_unavailable
-  if (is_gallery(s)) {
-#if ULPSCOPE_HAVE_GALLERY_KERNELS
-    return std::nullopt;
-#else
-    return std::string("the seed gallery's kernels are not built (kernels/gallery)");
-#endif
-  }
+  if (is_gallery(s)) return std::nullopt;
   return std::string("unknown shape");
 }
 

@@ -6,6 +6,9 @@
 
 #include <cmath>
 #include <utility>
+#include <variant>
+
+#include "reports/cell_fields.hpp"
 
 namespace ulpscope {
 
@@ -52,18 +55,13 @@ std::optional<double> finite_or_null(std::optional<double> v) {
 
 std::string error_note_for_export(const Cell& c) {
   std::string note = c.error_note;
-  const std::pair<const char*, std::optional<double>> metrics[] = {
-      {"ulp_error", c.ulp_error},     {"rel_error", c.rel_error},
-      {"condition", c.condition},     {"bound_ratio", c.bound_ratio},
-      {"mean_ulp_error", c.mean_ulp_error}, {"rstd_ulp_error", c.rstd_ulp_error},
-      {"variance_ulp_error", c.variance_ulp_error}, {"ideal_ulp_error", c.ideal_ulp_error},
-      {"accumulator_ulp_error", c.accumulator_ulp_error},
-      {"gbps", c.gbps},               {"fraction_of_cub", c.fraction_of_cub},
-      {"fraction_of_copy", c.fraction_of_copy}};
-  for (const auto& [name, value] : metrics) {
+  for (const Field<Cell>& f : kCellFields) {
+    const auto* metric = std::get_if<std::optional<double> Cell::*>(&f.member);
+    if (metric == nullptr) continue;
+    const std::optional<double>& value = c.**metric;
     if (!value || std::isfinite(*value)) continue;
     if (!note.empty()) note += "; ";
-    note += fmt::format("{} was {} (written as null)", name, short_number(value));
+    note += fmt::format("{} was {} (written as null)", f.key, short_number(value));
   }
   return note;
 }

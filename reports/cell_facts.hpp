@@ -12,6 +12,8 @@ namespace ulpscope {
 
 // The identity of a cell: what was run, not what came out. Two reports'
 // cells with equal keys are the same measurement (the gate compares them).
+// Its members are the fields reports/cell_fields.hpp marks identity (a test
+// holds the two together).
 struct CellKey {
   std::string op, dtype, out_dtype, accumulator, shape, distribution;
   std::int64_t n = 0;

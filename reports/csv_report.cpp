@@ -4,24 +4,15 @@
 
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
-#include <vector>
+#include <variant>
 
 #include "reports/cell_facts.hpp"
+#include "reports/cell_fields.hpp"
 
 namespace ulpscope {
 namespace {
-
-constexpr const char* kColumns[] = {
-    "op",        "dtype",       "out_dtype",  "accumulator",       "shape",
-    "distribution", "n",        "seed",       "rows",              "cols",
-    "axis",      "saturation",  "reference_rounded", "reference_exact", "result",
-    "component", "ulp_error",   "rel_error",  "condition",         "bound_ratio",
-    "working_dtype", "mean_ulp_error", "rstd_ulp_error", "variance_ulp_error", "ideal_ulp_error",
-    "accumulator_ulp_error", "statistics_note",
-    "error_note", "correctly_rounded", "matches_model", "models_checked", "runs", "distinct_results",
-    "configs",   "distinct_across_configs", "permutations", "distinct_across_permutations", "gbps",
-    "fraction_of_cub", "fraction_of_copy", "throughput_n", "status", "note"};
 
 // RFC 4180: quote a field holding a comma, a quote or a line break; double the quotes.
 std::string field(const std::string& s) {
@@ -45,34 +36,46 @@ std::string number_field(std::optional<double> v) {
   return v ? fmt::format("{}", *v) : std::string();
 }
 
+// The text of one field: empty where JSON has null.
+std::string field_text(const Field<Cell>& f, const Cell& c, const std::string& text) {
+  return f.exported ? f.exported(c) : text;
+}
+std::string field_text(const Field<Cell>&, const Cell&, bool v) { return v ? "true" : "false"; }
+std::string field_text(const Field<Cell>&, const Cell&, std::optional<bool> v) {
+  return v ? (*v ? "true" : "false") : "";
+}
+std::string field_text(const Field<Cell>&, const Cell&, std::optional<double> v) { return number_field(v); }
+template <class T>
+std::string field_text(const Field<Cell>&, const Cell&, const std::optional<T>& v) {
+  return optional_field(v);
+}
+// Fields without a column (in_csv false) are not written.
+std::string field_text(const Field<Cell>& f, const Cell&, const std::optional<ScanProfile>&) {
+  throw std::logic_error(fmt::format("{} has no CSV column", f.key));
+}
+template <class T>
+std::string field_text(const Field<Cell>&, const Cell&, const T& v) {
+  return fmt::to_string(v);
+}
+
 }  // namespace
 
 void write_csv(const Report& report, std::ostream& out) {
   std::string line;
-  for (const char* name : kColumns) {
+  for (const Field<Cell>& f : kCellFields) {
+    if (!f.in_csv) continue;
     if (!line.empty()) line += ',';
-    line += name;
+    line += csv_column(f.key);
   }
   out << line << "\r\n";
   for (const Cell& c : report.cells) {
-    const std::vector<std::string> values = {
-        c.op, c.dtype, c.out_dtype, c.accumulator, c.shape, c.distribution,
-        fmt::to_string(c.n), fmt::to_string(c.seed), optional_field(c.rows), optional_field(c.cols),
-        c.axis, c.saturation, c.reference_rounded, c.reference_exact, c.result, c.component,
-        number_field(c.ulp_error), number_field(c.rel_error), number_field(c.condition),
-        number_field(c.bound_ratio), c.working_dtype, number_field(c.mean_ulp_error),
-        number_field(c.rstd_ulp_error), number_field(c.variance_ulp_error), number_field(c.ideal_ulp_error),
-        number_field(c.accumulator_ulp_error), c.statistics_note, error_note_for_export(c), c.correctly_rounded ? "true" : "false",
-        c.matches_model ? (*c.matches_model ? "true" : "false") : "", optional_field(c.models_checked),
-        fmt::to_string(c.runs), fmt::to_string(c.distinct_results), fmt::to_string(c.configs),
-        fmt::to_string(c.distinct_across_configs), optional_field(c.permutations),
-        optional_field(c.distinct_across_permutations), number_field(c.gbps),
-        number_field(c.fraction_of_cub), number_field(c.fraction_of_copy), optional_field(c.throughput_n), c.status,
-        c.note};
     line.clear();
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (i > 0) line += ',';
-      line += field(values[i]);
+    bool first = true;
+    for (const Field<Cell>& f : kCellFields) {
+      if (!f.in_csv) continue;
+      if (!first) line += ',';
+      first = false;
+      line += field(std::visit([&](auto member) { return field_text(f, c, c.*member); }, f.member));
     }
     out << line << "\r\n";
   }

@@ -9,10 +9,13 @@
 #include <fstream>
 #include <limits>
 #include <ostream>
+#include <stdexcept>
 #include <utility>
+#include <variant>
 
 #include "formats/hex_float.hpp"
 #include "reports/cell_facts.hpp"
+#include "reports/cell_fields.hpp"
 #include "reports/scan_json.hpp"
 #include "reports/verdict.hpp"
 
@@ -31,66 +34,37 @@ ojson optional_value(const std::optional<T>& v) {
   return v ? ojson(*v) : ojson(nullptr);
 }
 
-ojson cell_to_json(const Cell& c) {
-  ojson j;
-  j["op"] = c.op;
-  j["dtype"] = c.dtype;
-  j["out_dtype"] = c.out_dtype;
-  j["accumulator"] = c.accumulator;
-  j["shape"] = c.shape;
-  j["distribution"] = c.distribution;
-  j["n"] = c.n;
-  j["seed"] = c.seed;
-  j["rows"] = optional_value(c.rows);
-  j["cols"] = optional_value(c.cols);
-  j["axis"] = c.axis;
-  j["saturation"] = c.saturation.empty() ? ojson(nullptr) : ojson(c.saturation);
-  j["reference"] = {{"rounded", c.reference_rounded}, {"exact", c.reference_exact}};
-  j["result"] = c.result;
-  j["component"] = c.component;
-  j["ulp_error"] = number_or_null(c.ulp_error);
-  j["rel_error"] = number_or_null(c.rel_error);
-  j["condition"] = number_or_null(c.condition);
-  j["bound_ratio"] = number_or_null(c.bound_ratio);
-  j["working_dtype"] = c.working_dtype.empty() ? ojson(nullptr) : ojson(c.working_dtype);
-  j["mean_ulp_error"] = number_or_null(c.mean_ulp_error);
-  j["rstd_ulp_error"] = number_or_null(c.rstd_ulp_error);
-  j["variance_ulp_error"] = number_or_null(c.variance_ulp_error);
-  j["ideal_ulp_error"] = number_or_null(c.ideal_ulp_error);
-  j["accumulator_ulp_error"] = number_or_null(c.accumulator_ulp_error);
-  j["statistics_note"] = c.statistics_note;
-  if (c.scan) j["scan"] = scan_to_json(*c.scan);  // cumsum cells only
-  j["error_note"] = error_note_for_export(c);
-  j["correctly_rounded"] = c.correctly_rounded;
-  j["matches_model"] = optional_value(c.matches_model);
-  j["models_checked"] = optional_value(c.models_checked);
-  j["runs"] = c.runs;
-  j["distinct_results"] = c.distinct_results;
-  j["configs"] = c.configs;
-  j["distinct_across_configs"] = c.distinct_across_configs;
-  j["permutations"] = optional_value(c.permutations);
-  j["distinct_across_permutations"] = optional_value(c.distinct_across_permutations);
-  j["gbps"] = number_or_null(c.gbps);
-  j["fraction_of_cub"] = number_or_null(c.fraction_of_cub);
-  j["fraction_of_copy"] = number_or_null(c.fraction_of_copy);
-  j["throughput_n"] = optional_value(c.throughput_n);
-  j["status"] = c.status;
-  j["note"] = c.note;
-  return j;
+// The value of one field as written: the member's JSON type, nulls where
+// cell_fields.hpp says.
+template <class Record>
+ojson field_to_json(const Field<Record>& f, const Record& r, const std::string& text) {
+  if (f.exported) return f.exported(r);
+  if (f.text == TextForm::empty_is_null && text.empty()) return nullptr;
+  return text;
 }
+template <class Record>
+ojson field_to_json(const Field<Record>&, const Record&, std::optional<double> v) { return number_or_null(v); }
+template <class Record, class T>
+ojson field_to_json(const Field<Record>&, const Record&, const std::optional<T>& v) { return optional_value(v); }
+template <class Record>
+ojson field_to_json(const Field<Record>&, const Record&, const std::optional<ScanProfile>& v) {
+  return v ? scan_to_json(*v) : ojson(nullptr);
+}
+template <class Record, class T>
+ojson field_to_json(const Field<Record>&, const Record&, const T& v) { return v; }
 
-ojson check_to_json(const UserValueCheck& c) {
+template <class Record, std::size_t N>
+ojson record_to_json(const Record& r, const Field<Record> (&fields)[N]) {
   ojson j;
-  j["label"] = c.label;
-  j["given"] = c.given;
-  j["value"] = c.value;
-  j["given_exactly"] = c.given_exactly;
-  j["op"] = c.op;
-  j["out_dtype"] = c.out_dtype;
-  j["reference"] = {{"rounded", c.reference_rounded}, {"exact", c.reference_exact}};
-  j["ulp_error"] = number_or_null(c.ulp_error);
-  j["error_note"] = c.error_note;
-  j["correctly_rounded"] = c.correctly_rounded;
+  for (const Field<Record>& f : fields) {
+    ojson v = std::visit([&](auto member) { return field_to_json(f, r, r.*member); }, f.member);
+    if (f.omit_null && v.is_null()) continue;
+    const std::string_view key = f.key;
+    if (const auto dot = key.find('.'); dot != std::string_view::npos)
+      j[std::string(key.substr(0, dot))][std::string(key.substr(dot + 1))] = std::move(v);
+    else
+      j[std::string(key)] = std::move(v);
+  }
   return j;
 }
 
@@ -205,95 +179,93 @@ class Fields {
 };
 
 constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+
+// Reads one key into its member, refusing what cell_fields.hpp does not allow.
+template <class Record>
+void read_field(const Fields& obj, std::string_view key, const Field<Record>& f, std::string& into) {
+  switch (f.text) {
+    case TextForm::plain: into = f.may_be_absent ? obj.text_or_null(key) : obj.text(key); break;
+    case TextForm::empty_is_null: into = obj.text_or_null(key); break;
+    case TextForm::hex_float: into = obj.hex(key); break;
+  }
+  if (f.accepts && !f.accepts(into)) obj.fail(obj.where(key), fmt::format("{} {}", json_quoted(into), f.refusal));
+}
+template <class Record>
+void read_field(const Fields& obj, std::string_view key, const Field<Record>&, bool& into) {
+  into = obj.boolean(key);
+}
+template <class Record>
+void read_field(const Fields& obj, std::string_view key, const Field<Record>&, std::optional<bool>& into) {
+  into = obj.boolean_or_null(key);
+}
+template <class Record>
+void read_field(const Fields& obj, std::string_view key, const Field<Record>&, int& into) {
+  into = static_cast<int>(obj.integer(key, 0, kIntMax));
+}
+template <class Record>
+void read_field(const Fields& obj, std::string_view key, const Field<Record>&, std::int64_t& into) {
+  into = obj.integer(key, 0);
+}
+template <class Record>
+void read_field(const Fields& obj, std::string_view key, const Field<Record>&, std::uint64_t& into) {
+  into = obj.unsigned_integer(key);
+}
+template <class Record>
+void read_field(const Fields& obj, std::string_view key, const Field<Record>&, std::optional<int>& into) {
+  into.reset();
+  if (auto v = obj.integer_or_null(key, 0, kIntMax)) into = static_cast<int>(*v);
+}
+template <class Record>
+void read_field(const Fields& obj, std::string_view key, const Field<Record>&, std::optional<std::int64_t>& into) {
+  into = obj.integer_or_null(key, 0, kInt64Max);
+}
+template <class Record>
+void read_field(const Fields& obj, std::string_view key, const Field<Record>& f, std::optional<double>& into) {
+  into = f.may_be_absent ? obj.number_absent_or_null(key) : obj.number_or_null(key);
+  if (f.non_negative && into && *into < 0) obj.fail(obj.where(key), fmt::format("{} is negative", *into));
+}
+
+template <class Record>
+void read_field(const Fields& obj, std::string_view key, const Field<Record>& f, std::optional<ScanProfile>& into) {
+  into.reset();
+  if (f.may_be_absent && !obj.has(key)) return;
+  const nlohmann::json& v = obj.need(key);
+  if (v.is_null()) return;
+  try {
+    into = scan_from_json(v);
+  } catch (const std::invalid_argument& e) {
+    obj.fail(obj.where(key), e.what());
+  }
+}
+
+template <class Record, std::size_t N>
+Record record_from_json(const Fields& obj, const Field<Record> (&fields)[N]) {
+  Record r;
+  for (const Field<Record>& f : fields) {
+    const std::string_view key = f.key;
+    std::visit(
+        [&](auto member) {
+          if (const auto dot = key.find('.'); dot != std::string_view::npos)
+            read_field(obj.object(key.substr(0, dot)), key.substr(dot + 1), f, r.*member);
+          else
+            read_field(obj, key, f, r.*member);
+        },
+        f.member);
+  }
+  return r;
+}
 
 Cell cell_from_json(const Fields& f) {
-  Cell c;
-  c.op = f.text("op");
-  c.dtype = f.text("dtype");
-  c.out_dtype = f.text("out_dtype");
-  c.accumulator = f.text("accumulator");
-  c.shape = f.text("shape");
-  c.distribution = f.text("distribution");
-  c.n = f.integer("n", 0);
-  c.seed = f.unsigned_integer("seed");
-  c.rows = f.integer_or_null("rows", 0, std::numeric_limits<std::int64_t>::max());
-  c.cols = f.integer_or_null("cols", 0, std::numeric_limits<std::int64_t>::max());
-  c.axis = f.text("axis");
-  if (c.axis != "all" && c.axis != "inner" && c.axis != "outer")
-    f.fail(f.where("axis"), fmt::format("{} is not all, inner or outer", json_quoted(c.axis)));
-  c.saturation = f.text_or_null("saturation");
-  const Fields ref = f.object("reference");
-  c.reference_rounded = ref.hex("rounded");
-  c.reference_exact = ref.text("exact");
-  c.result = f.hex("result");
-  c.component = f.text("component");
-  c.ulp_error = f.number_or_null("ulp_error");
-  // Facts no run writes (docs/bad-inputs.md): an error is a distance, and a NaN result
-  // has an error (0) only beside a NaN reference.
-  if (c.ulp_error && *c.ulp_error < 0) f.fail(f.where("ulp_error"), fmt::format("{} is negative", *c.ulp_error));
+  Cell c = record_from_json(f, kCellFields);
+  // A fact no run writes (docs/bad-inputs.md): a NaN result has an error (0)
+  // only beside a NaN reference.
   const auto is_nan = [](const std::string& hex) {
     const auto v = parse_hex_float(hex);
     return v && std::isnan(*v);
   };
   if (c.ulp_error && is_nan(c.result) && !is_nan(c.reference_rounded))
     f.fail(f.where("result"), fmt::format("NaN beside a finite ulp_error ({}) and a non-NaN reference", *c.ulp_error));
-  c.rel_error = f.number_or_null("rel_error");
-  c.condition = f.number_or_null("condition");
-  c.bound_ratio = f.number_or_null("bound_ratio");
-  c.working_dtype = f.text_or_null("working_dtype");
-  const std::pair<const char*, std::optional<double>*> statistics[] = {
-      {"mean_ulp_error", &c.mean_ulp_error},   {"rstd_ulp_error", &c.rstd_ulp_error},
-      {"variance_ulp_error", &c.variance_ulp_error}, {"ideal_ulp_error", &c.ideal_ulp_error},
-      {"accumulator_ulp_error", &c.accumulator_ulp_error}};
-  for (const auto& [key, into] : statistics) {
-    *into = f.number_absent_or_null(key);
-    if (*into && **into < 0) f.fail(f.where(key), fmt::format("{} is negative", **into));
-  }
-  c.statistics_note = f.text_or_null("statistics_note");
-  if (f.has("scan") && !f.need("scan").is_null()) {
-    try {
-      c.scan = scan_from_json(f.need("scan"));
-    } catch (const std::invalid_argument& e) {
-      f.fail(f.where("scan"), e.what());
-    }
-  }
-  c.error_note = f.text("error_note");
-  c.correctly_rounded = f.boolean("correctly_rounded");
-  c.matches_model = f.boolean_or_null("matches_model");
-  if (auto m = f.integer_or_null("models_checked", 0, kIntMax)) c.models_checked = static_cast<int>(*m);
-  c.runs = static_cast<int>(f.integer("runs", 0, kIntMax));
-  c.distinct_results = static_cast<int>(f.integer("distinct_results", 0, kIntMax));
-  c.configs = static_cast<int>(f.integer("configs", 0, kIntMax));
-  c.distinct_across_configs = static_cast<int>(f.integer("distinct_across_configs", 0, kIntMax));
-  if (auto p = f.integer_or_null("permutations", 0, kIntMax)) c.permutations = static_cast<int>(*p);
-  if (auto d = f.integer_or_null("distinct_across_permutations", 0, kIntMax))
-    c.distinct_across_permutations = static_cast<int>(*d);
-  c.gbps = f.number_or_null("gbps");
-  c.fraction_of_cub = f.number_or_null("fraction_of_cub");
-  c.fraction_of_copy = f.number_or_null("fraction_of_copy");
-  c.throughput_n = f.integer_or_null("throughput_n", 0, std::numeric_limits<std::int64_t>::max());
-  c.status = f.text("status");
-  if (c.status != "ok" && !c.status.starts_with("failed: "))
-    f.fail(f.where("status"), fmt::format("{} is neither \"ok\" nor \"failed: reason\"", json_quoted(c.status)));
-  c.note = f.text("note");
-  return c;
-}
-
-UserValueCheck check_from_json(const Fields& f) {
-  UserValueCheck c;
-  c.label = f.text("label");
-  c.given = f.text("given");
-  c.value = f.hex("value");
-  c.given_exactly = f.boolean("given_exactly");
-  c.op = f.text("op");
-  c.out_dtype = f.text("out_dtype");
-  const Fields ref = f.object("reference");
-  c.reference_rounded = ref.hex("rounded");
-  c.reference_exact = ref.text("exact");
-  c.ulp_error = f.number_or_null("ulp_error");
-  if (c.ulp_error && *c.ulp_error < 0) f.fail(f.where("ulp_error"), fmt::format("{} is negative", *c.ulp_error));
-  c.error_note = f.text("error_note");
-  c.correctly_rounded = f.boolean("correctly_rounded");
   return c;
 }
 
@@ -368,10 +340,10 @@ nlohmann::ordered_json report_to_json(const Report& report) {
                                    : ojson(nullptr);
   doc["verdicts"] = verdicts_to_json(verdicts(report.cells));
   ojson cells = ojson::array();
-  for (const Cell& c : report.cells) cells.push_back(cell_to_json(c));
+  for (const Cell& c : report.cells) cells.push_back(record_to_json(c, kCellFields));
   doc["cells"] = std::move(cells);
   ojson checks = ojson::array();
-  for (const UserValueCheck& c : report.checks) checks.push_back(check_to_json(c));
+  for (const UserValueCheck& c : report.checks) checks.push_back(record_to_json(c, kCheckFields));
   doc["checks"] = std::move(checks);
   return doc;
 }
@@ -425,7 +397,7 @@ Report report_from_json(const nlohmann::json& doc, std::string_view source) {
     const auto& checks = top.need("checks");
     if (!checks.is_array()) top.wrong("checks", "an array");
     for (std::size_t i = 0; i < checks.size(); ++i)
-      report.checks.push_back(check_from_json(Fields(checks[i], fmt::format("checks[{}]", i), source)));
+      report.checks.push_back(record_from_json(Fields(checks[i], fmt::format("checks[{}]", i), source), kCheckFields));
   }
   return report;
 }

@@ -156,7 +156,7 @@ std::vector<float> two_stage_pass(const std::vector<float>& x, const Pass& q, in
 void shuffle(std::vector<std::int64_t>& order, std::uint64_t seed) {
   if (seed == 0) return;
   std::uint64_t s = seed;
-  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[model::splitmix64(s) % i]);
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[splitmix64(s) % i]);
 }
 
 template <class O>
@@ -181,7 +181,7 @@ float atomic_shared(const std::vector<float>& x, const Pass& q, int T, std::uint
     std::vector<std::int64_t> mine;
     for (std::int64_t base = b * T; base < q.count; base += step)
       for (std::int64_t i = base; i < std::min(base + T, q.count); ++i) mine.push_back(i);
-    shuffle(mine, seed == 0 ? 0 : model::splitmix64(block_seed));
+    shuffle(mine, seed == 0 ? 0 : splitmix64(block_seed));
     float slot = O::identity();
     for (std::int64_t i : mine) slot = O::combine(slot, x[std::size_t(i)]);
     acc = O::combine(acc, slot);
@@ -267,7 +267,7 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& p, con
   const auto* f32 = std::get_if<std::vector<float>>(&p.x->data());
   const std::vector<float>& x = f32 != nullptr                                       ? *f32
                                 : p.x_float != nullptr && p.x_float->size() == p.x->size() ? *p.x_float
-                                                                                     : (own = model::widen(*p.x));
+                                                                                     : (own = p.x->to_floats());
   switch (spec.in) {
     case Dtype::fp32: return run_in<Fp32Format>(spec, x, cfg, seed);
     case Dtype::fp16: return run_in<Fp16Format>(spec, x, cfg, seed);

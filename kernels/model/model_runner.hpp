@@ -11,19 +11,12 @@
 #include <vector>
 
 #include "formats/typed_array.hpp"
+#include "kernels/counter_rng.hpp"
 #include "kernels/model.hpp"
 #include "kernels/model/tree_model.hpp"
 #include "kernels/reducer_table.hpp"
 
 namespace ulpscope::model {
-
-inline std::vector<float> widen(const TypedArray& a) {
-  std::vector<float> out(a.size());
-  visit_typed(a, [&](const auto& v) {
-    for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<float>(to_double(v[i]));
-  });
-  return out;
-}
 
 // The same without a copy where none is needed: fp32 arrays are read
 // in place, as is a copy the caller widened once (ReductionProblem::x_float);
@@ -39,7 +32,7 @@ class FloatValues {
       data_ = widened->data();
       return;
     }
-    copy_ = widen(a);
+    copy_ = a.to_floats();
     data_ = copy_.data();
   }
   const float* data() const { return data_; }
@@ -49,14 +42,6 @@ class FloatValues {
   std::vector<float> copy_;
   const float* data_ = nullptr;
 };
-
-// splitmix64 (Steele, Lea, Flood 2014): the arrival order of atomic partials.
-inline std::uint64_t splitmix64(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 struct Job {
   const KernelSpec& spec;
@@ -84,7 +69,7 @@ typename R::Partial in_order(const Job& job, const float* x, const float* y, std
         std::vector<std::size_t> order(blocks.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::uint64_t s = job.seed;
-        for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[splitmix64(s) % i]);
+        for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[splitmix64(s) % i]);  // the arrival order of atomic partials
         typename R::Partial acc{};  // the output starts as +0 (cudaMemset)
         for (std::size_t i : order) R::merge(acc, blocks[i]);
         return acc;

@@ -110,6 +110,14 @@ TEST(CounterRng, IsAPureFunctionOfSeedStreamAndCounter) {
   // SplitMix64's published first output for seed 0 (Vigna's splitmix64.c): our
   // bits(0) with key 0 is that value, which pins the mixing function.
   EXPECT_EQ(mix64(kGoldenGamma), 0xE220A8397B1DCDAFull);
+  // The sequential form (the shuffles' and benchmarks' generator) gives the
+  // same published outputs from state 0 (Vigna's splitmix64.c, x = 0):
+  // 0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, and CounterRng's counter form
+  // with key 0.
+  std::uint64_t state = 0;
+  EXPECT_EQ(splitmix64(state), 0xE220A8397B1DCDAFull);
+  EXPECT_EQ(splitmix64(state), 0x6E789E6AA1B965F4ull);
+  EXPECT_EQ(splitmix64(state), mix64(3 * kGoldenGamma));
   for (std::uint64_t i = 0; i < 1000; ++i) {
     const double u = a.uniform(i);
     EXPECT_GE(u, 0.0);

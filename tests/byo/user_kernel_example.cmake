@@ -4,7 +4,7 @@
 # gate while the bad one fails both, and that the replay command printed by the
 # failing test re-runs the cell it names.
 # In: BUILD_DIR, EXAMPLE_DIR, WORK_DIR, GENERATOR, CXX_COMPILER, HAVE_CUDA,
-#     CUDA_ARCHITECTURES, CTEST_COMMAND.
+#     CUDA_ARCHITECTURES, CTEST_COMMAND, CUDA_INCLUDE_DIRS (CUDA builds).
 cmake_minimum_required(VERSION 3.25)
 
 function(run what)
@@ -26,6 +26,22 @@ file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 expect_success("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 set(tool ${prefix}/bin/accuracy_report)
+
+# The installed headers stand alone: one file including every one of them
+# compiles against the prefix (and the system's fmt, nlohmann_json, MPFR,
+# Boost; CUDA's headers for kernels/exact.hpp), so the set installed is
+# closed under #include.
+file(GLOB_RECURSE headers RELATIVE ${prefix}/include ${prefix}/include/ulpscope/*.hpp ${prefix}/include/ulpscope/*.h)
+list(LENGTH headers header_count)
+list(TRANSFORM CUDA_INCLUDE_DIRS PREPEND "-I" OUTPUT_VARIABLE cuda_includes)
+set(all_headers "")
+foreach(h IN LISTS headers)
+  string(APPEND all_headers "#include <${h}>\n")
+endforeach()
+file(WRITE ${WORK_DIR}/all_headers.cpp "${all_headers}")
+expect_success("compile the ${header_count} installed headers" ${CXX_COMPILER} -std=c++20 -fsyntax-only
+  -I${prefix}/include/ulpscope -I${prefix}/include ${cuda_includes} ${WORK_DIR}/all_headers.cpp)
+
 set(baseline ${WORK_DIR}/baseline.json)
 
 function(build_example strategy)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "formats/typed_array.hpp"
+#include "kernels/counter_rng.hpp"
 
 namespace ulpscope {
 namespace {
@@ -24,13 +25,6 @@ namespace {
 // stay on that grid), so sums, sums of squares and dot products are exact in
 // __int128 and the reference needs no MPFR.
 constexpr double kGrid = 1.0 / 16777216.0;  // 2^-24
-
-std::uint64_t splitmix64(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 TypedArray grid_values(Dtype d, std::int64_t n, std::uint64_t seed) {
   TypedArray a(d, std::size_t(n));

@@ -3,11 +3,13 @@
 // reports/report.schema.json (python3-jsonschema, as json_schema_test.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "reports/csv_report.hpp"
 #include "reports/json_report.hpp"
 #include "reports/scan_json.hpp"
 #include "sample_report.hpp"
@@ -82,6 +84,20 @@ TEST(ScanJson, BrokenScanObjectsAreRefusedWithWhere) {
       EXPECT_NE(std::string(e.what()).find("cells[0].scan"), std::string::npos) << name << ": " << e.what();
     }
   }
+}
+
+// The CSV is one value per column: the scan object has none, and a cumsum
+// cell's row has as many fields as the header.
+TEST(ScanJson, CsvHasNoScanColumn) {
+  std::ostringstream out;
+  write_csv(scan_report(), out);
+  std::istringstream lines(out.str());
+  std::string header, cumsum_row, sum_row;
+  ASSERT_TRUE(std::getline(lines, header) && std::getline(lines, cumsum_row) && std::getline(lines, sum_row));
+  EXPECT_EQ(header.find("scan"), std::string::npos) << header;
+  const auto commas = [](const std::string& s) { return std::count(s.begin(), s.end(), ','); };
+  EXPECT_EQ(commas(cumsum_row), commas(header)) << cumsum_row;
+  EXPECT_EQ(commas(sum_row), commas(header)) << sum_row;
 }
 
 TEST(ScanJson, ReportsWithScansAreValidUnderTheSchema) {
