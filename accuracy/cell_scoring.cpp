@@ -25,7 +25,7 @@ void score_statistics(Cell& c, const KernelUnderTest& kut, Dtype out_dtype, cons
   const auto row_name = [&](std::size_t row) {
     return fmt::format("row {}", scored ? scored->rows[row] : std::int64_t(row));
   };
-  WorstError mean, second;  // the mean; the variance (mean_var) or r (the norms)
+  WorstOutputError mean, second;  // the mean; the variance (mean_var) or r (the norms)
   if (p.op == Op::mean_var) {
     for (std::size_t i = 0; i < res.values.size(); ++i) {
       std::string note;
@@ -64,7 +64,7 @@ void score_statistics(Cell& c, const KernelUnderTest& kut, Dtype out_dtype, cons
   }
   const IdealScores& ideal = ideal_cache.get(p, ref, working, out_dtype, sat);
   if (ideal.errors.size() != res.values.size()) return;
-  WorstError ideal_worst;
+  WorstOutputError ideal_worst;
   for (const auto& e : ideal.errors) ideal_worst.add(e, "", "");
   c.ideal_ulp_error = ideal_worst.value;
   c.accumulator_ulp_error = accumulator_ulp_error(errors, ideal.scales);

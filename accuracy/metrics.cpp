@@ -101,7 +101,7 @@ std::optional<double> ulp_error(double y, const ExactReal& r, Dtype out, std::st
   return d.to_double();
 }
 
-void WorstError::add(std::optional<double> e, const std::string& why, const std::string& where) {
+void WorstOutputError::add(std::optional<double> e, const std::string& why, const std::string& where) {
   if (missing_) return;
   if (!e) {
     missing_ = true;

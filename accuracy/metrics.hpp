@@ -34,7 +34,7 @@ std::optional<double> ulp_error(double y, const ExactReal& r, Dtype out, std::st
 
 // The worst of several ULP errors. A missing one (a non-finite mismatch) is
 // worst of all: value becomes nullopt for good and note says where and why.
-struct WorstError {
+struct WorstOutputError {
   std::optional<double> value;
   std::string note;
   void add(std::optional<double> e, const std::string& why, const std::string& where);

@@ -72,8 +72,8 @@ TEST(AccumulatorUlpError, TheWorstErrorOverItsScale) {
   for (const Case& c : cases) EXPECT_EQ(accumulator_ulp_error(c.errors, c.scales), c.expected);
 }
 
-TEST(WorstError, AMissingErrorIsWorstAndSaysWhere) {
-  WorstError w;
+TEST(WorstOutputError, AMissingErrorIsWorstAndSaysWhere) {
+  WorstOutputError w;
   w.add(1.5, "", "row 0");
   w.add(0.5, "", "row 1");
   EXPECT_EQ(w.value, 1.5);
