@@ -43,13 +43,4 @@ inline ReductionProblem whole(const TypedArray& x, Op op = Op::sum) {
   return p;
 }
 
-// Equal bit patterns; any two NaNs count as equal.
-inline bool same_bits(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  std::uint64_t ua, ub;
-  std::memcpy(&ua, &a, 8);
-  std::memcpy(&ub, &b, 8);
-  return ua == ub;
-}
-
 }  // namespace ulpscope::test
