@@ -23,9 +23,11 @@ const std::filesystem::path& temp_dir() {
   return dir.path();
 }
 
-// A version 1.0 .npy file of little-endian float32 values, 1-D.
-void write_npy_f4(const std::filesystem::path& path, const std::vector<float>& v) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(v.size()) + ",), }";
+// A version 1.0 .npy file of `count` values of NumPy type `descr` ("<f4",
+// "<f8", "<f2"), 1-D, from their little-endian bytes.
+void write_npy(const std::filesystem::path& path, const std::string& descr, std::size_t count, const void* data,
+               std::size_t bytes) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(count) + ",), }";
   while ((10 + header.size() + 1) % 64) header += ' ';
   header += '\n';
   std::ofstream f(path, std::ios::binary);
@@ -34,7 +36,11 @@ void write_npy_f4(const std::filesystem::path& path, const std::vector<float>& v
   f.put(char(len & 0xFF));
   f.put(char(len >> 8));
   f << header;
-  f.write(reinterpret_cast<const char*>(v.data()), std::streamsize(v.size() * sizeof(float)));
+  f.write(static_cast<const char*>(data), std::streamsize(bytes));
+}
+
+void write_npy_f4(const std::filesystem::path& path, const std::vector<float>& v) {
+  write_npy(path, "<f4", v.size(), v.data(), v.size() * sizeof(float));
 }
 
 struct ProgramRun {
@@ -92,18 +98,8 @@ TEST(InputCli, AnEmptyNpyFileIsStillMeasured) {
 // in one line on stderr, not done silently.
 TEST(InputCli, Float64DataRoundedToFp32IsSaid) {
   const auto path = temp_dir() / "wide.npy";
-  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }";
-  while ((10 + header.size() + 1) % 64) header += ' ';
-  header += '\n';
-  {
-    std::ofstream f(path, std::ios::binary);
-    f.write("\x93NUMPY\x01\x00", 8);
-    f.put(char(header.size() & 0xFF));
-    f.put(char(header.size() >> 8));
-    f << header;
-    const double v[3] = {0.1, 0.2, 0.3};
-    f.write(reinterpret_cast<const char*>(v), sizeof v);
-  }
+  const double v[3] = {0.1, 0.2, 0.3};
+  write_npy(path, "<f8", 3, v, sizeof v);
   const auto report = temp_dir() / "wide.json";
   const ProgramRun r = run("--input " + path.string() + " --op sum --accumulator fp32 --backend cpu -q --format json"
                            " --out " + report.string());
@@ -130,18 +126,8 @@ TEST(InputCli, Float64DataRoundedToFp32IsSaid) {
 // report's header and in the table, never silent.
 TEST(InputCli, ConvertingAFileToAnotherFormatIsSaid) {
   const auto path = temp_dir() / "half.npy";
-  std::string header = "{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }";
-  while ((10 + header.size() + 1) % 64) header += ' ';
-  header += '\n';
-  {
-    std::ofstream f(path, std::ios::binary);
-    f.write("\x93NUMPY\x01\x00", 8);
-    f.put(char(header.size() & 0xFF));
-    f.put(char(header.size() >> 8));
-    f << header;
-    const unsigned short v[2] = {0x3C01, 0x4200};  // 1 + 2^-10 (not a bf16 value) and 3
-    f.write(reinterpret_cast<const char*>(v), sizeof v);
-  }
+  const unsigned short v[2] = {0x3C01, 0x4200};  // 1 + 2^-10 (not a bf16 value) and 3
+  write_npy(path, "<f2", 2, v, sizeof v);
   const ProgramRun r = run("--input " + path.string() + " --dtype bf16 --op sum --accumulator fp32 --backend cpu -q");
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string line = "float16 data ('<f2') converted to bf16 (--dtype bf16): 1 of 2 values rounded";
