@@ -11,6 +11,7 @@ packages=(
   chromium python3-jsonschema   # tests: the HTML report renders; the JSON matches its schema
   clang libclang-rt-14-dev      # tools/fuzz.sh: clang++ and libFuzzer with the sanitizers' runtimes
   pybind11-dev python3-dev python3-numpy python3-pytest  # the Python package and its tests (python/)
+  python3-torch                 # python/tests: evaluate(torch.sum, ...) on CPU tensors
 )
 missing=()
 for p in "${packages[@]}"; do

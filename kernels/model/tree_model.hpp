@@ -42,72 +42,102 @@ void add_group_of(Args&&... args) {
   R::template add_group<K>(std::forward<Args>(args)...);
 }
 
-// Step 1 for thread g of an order over x (and y), starting at element 0.
+// Step 1 for the threads g0 .. g0+K-1 of an order over x (and y): their
+// partials in part[0..K). Each thread adds exactly the sequence of step 1, but
+// the threads advance together through the groups of loads they all have, so
+// that the K threads read K neighbouring vectors at a time, as a warp's loads
+// do on the GPU, instead of one thread walking the whole array at a stride of
+// G vectors (a stride that maps every load to the same cache sets).
 template <class R>
-typename R::Partial thread_partial(const TreeOrder& o, std::int64_t g, const float* x, const float* y,
-                                   const typename R::Params& pr) {
-  auto st = R::start();
-  const std::int64_t nv = o.vectors();
+void thread_partials(const TreeOrder& o, std::int64_t g0, int K, const float* x, const float* y,
+                     const typename R::Params& pr, typename R::Partial* part) {
+  using State = decltype(R::start());
+  std::vector<State> st(std::size_t(K), R::start());
+  const std::int64_t nv = o.vectors(), G = o.threads;
   // The kernel's loads (tree_agent.cuh, VectorChain): groups of U vectors
   // v, v + G, ... (tree/tree_tuning.hpp, group_loads) while U remain, then halving
   // groups, then single vectors; a group of N vectors is one add_group of N*W
   // terms where the reducer takes it, else its vectors one by one, each one
   // add_group of W where the reducer takes that, else W adds.
-  auto add_loads = [&]<int W, int N>(std::integral_constant<int, W>, std::integral_constant<int, N>,
+  auto add_loads = [&]<int W, int N>(std::integral_constant<int, W>, std::integral_constant<int, N>, State& s,
                                      std::int64_t v) {
     float a[N * W], b[N * W];
     for (int u = 0; u < N; ++u)
       for (int j = 0; j < W; ++j) {
-        const std::int64_t i = (v + u * o.threads) * W + j;
+        const std::int64_t i = (v + u * G) * W + j;
         a[u * W + j] = x[i];
         b[u * W + j] = y ? y[i] : 0.0f;
       }
     if constexpr (reducer_adds_groups<R, N * W>) {
-      add_group_of<R, N * W>(st, a, y ? b : nullptr, pr);
+      add_group_of<R, N * W>(s, a, y ? b : nullptr, pr);
     } else {
       for (int u = 0; u < N; ++u) {
         if constexpr (reducer_adds_groups<R, W>) {
-          add_group_of<R, W>(st, a + u * W, y ? b + u * W : nullptr, pr);
+          add_group_of<R, W>(s, a + u * W, y ? b + u * W : nullptr, pr);
         } else {
-          for (int j = 0; j < W; ++j) R::add(st, a[u * W + j], b[u * W + j], pr);
+          for (int j = 0; j < W; ++j) R::add(s, a[u * W + j], b[u * W + j], pr);
         }
       }
     }
   };
+  // Full groups of U while U vectors remain: thread g has them while
+  // v + (U-1)G < nv; the last of the K threads has the fewest, and all K
+  // take those together.
+  auto common_groups = [&](std::int64_t step) {
+    const std::int64_t last = g0 + K - 1, need = last + step - G;
+    return last + step - G < nv ? (nv - 1 - need) / step + 1 : std::int64_t(0);
+  };
   auto add_vectors = [&]<int W>(std::integral_constant<int, W> w) {
     constexpr int U = group_loads<R, W>();
-    const std::int64_t G = o.threads;
-    std::int64_t v = g;
-    for (; v + (U - 1) * G < nv; v += U * G) add_loads(w, std::integral_constant<int, U>{}, v);
-    if constexpr (U >= 8) {
-      if (v + 3 * G < nv) {
-        add_loads(w, std::integral_constant<int, 4>{}, v);
-        v += 4 * G;
+    const std::int64_t together = common_groups(std::int64_t(U) * G);
+    for (std::int64_t k = 0; k < together; ++k)
+      for (int t = 0; t < K; ++t) add_loads(w, std::integral_constant<int, U>{}, st[std::size_t(t)], g0 + t + k * U * G);
+    for (int t = 0; t < K; ++t) {
+      State& s = st[std::size_t(t)];
+      std::int64_t v = g0 + t + together * U * G;
+      for (; v + (U - 1) * G < nv; v += U * G) add_loads(w, std::integral_constant<int, U>{}, s, v);
+      if constexpr (U >= 8) {
+        if (v + 3 * G < nv) {
+          add_loads(w, std::integral_constant<int, 4>{}, s, v);
+          v += 4 * G;
+        }
       }
-    }
-    if constexpr (U >= 4) {
-      if (v + G < nv) {
-        add_loads(w, std::integral_constant<int, 2>{}, v);
-        v += 2 * G;
+      if constexpr (U >= 4) {
+        if (v + G < nv) {
+          add_loads(w, std::integral_constant<int, 2>{}, s, v);
+          v += 2 * G;
+        }
       }
+      for (; v < nv; v += G) add_loads(w, std::integral_constant<int, 1>{}, s, v);
     }
-    for (; v < nv; v += G) add_loads(w, std::integral_constant<int, 1>{}, v);
   };
   switch (o.vec) {
     case 16: add_vectors(std::integral_constant<int, 16>{}); break;
     case 8: add_vectors(std::integral_constant<int, 8>{}); break;
     case 4: add_vectors(std::integral_constant<int, 4>{}); break;
-    default:
-      for (std::int64_t i = g * o.vec; i < nv * o.vec;) {
-        for (int j = 0; j < o.vec; ++j) R::add(st, x[i + j], y ? y[i + j] : 0.0f, pr);
-        i += o.threads * o.vec;
-      }
+    default: {
+      // One vector of o.vec elements at a time, element by element.
+      const std::int64_t together = common_groups(G);
+      auto add_vector = [&](State& s, std::int64_t v) {
+        for (int j = 0; j < o.vec; ++j) {
+          const std::int64_t i = v * o.vec + j;
+          R::add(s, x[i], y ? y[i] : 0.0f, pr);
+        }
+      };
+      for (std::int64_t k = 0; k < together; ++k)
+        for (int t = 0; t < K; ++t) add_vector(st[std::size_t(t)], g0 + t + k * G);
+      for (int t = 0; t < K; ++t)
+        for (std::int64_t v = g0 + t + together * G; v < nv; v += G) add_vector(st[std::size_t(t)], v);
+    }
   }
-  if (g < o.tail()) {
-    const std::int64_t i = o.tail_begin() + g;
-    R::add(st, x[i], y ? y[i] : 0.0f, pr);
+  for (int t = 0; t < K; ++t) {
+    const std::int64_t g = g0 + t;
+    if (g < o.tail()) {
+      const std::int64_t i = o.tail_begin() + g;
+      R::add(st[std::size_t(t)], x[i], y ? y[i] : 0.0f, pr);
+    }
+    part[t] = R::partial(st[std::size_t(t)]);
   }
-  return R::partial(st);
 }
 
 // The block partials of the first pass alone (the atomic shape's inputs).
@@ -118,7 +148,7 @@ std::vector<typename R::Partial> tree_block_partials(const float* x, const float
   const TreeOrder o{n, vec, std::int64_t(cfg.blocks) * T};
   std::vector<typename R::Partial> lanes(T), blocks(cfg.blocks);
   for (int b = 0; b < cfg.blocks; ++b) {
-    for (int t = 0; t < T; ++t) lanes[t] = thread_partial<R>(o, std::int64_t(b) * T + t, x, y, pr);
+    thread_partials<R>(o, std::int64_t(b) * T, T, x, y, pr, lanes.data());
     blocks[b] = block_reduce<R>(lanes.data(), T);
   }
   return blocks;
@@ -144,7 +174,7 @@ typename R::Partial tree_block(const float* x, const float* y, std::int64_t n, i
                                const typename R::Params& pr, std::vector<typename R::Partial>& lanes) {
   const TreeOrder o{n, vec, threads};
   lanes.resize(threads);
-  for (int t = 0; t < threads; ++t) lanes[t] = thread_partial<R>(o, t, x, y, pr);
+  thread_partials<R>(o, 0, threads, x, y, pr, lanes.data());
   return block_reduce<R>(lanes.data(), threads);
 }
 
