@@ -16,15 +16,15 @@ Arithmetic arithmetic_of(Dtype d) {
   return {std::ldexp(1.0, -f.precision), f.min_subnormal / 2};
 }
 
-// Where each accumulator rounds (docs/spec.md, "Accumulators"): naive in the input
-// format, fp64 in binary64, exact nowhere, every other one in fp32.
+// Where each accumulator rounds (kernels/accumulator.hpp, kAccumulators).
 Arithmetic accumulator_arithmetic(Accumulator a, Dtype in) {
-  switch (a) {
-    case Accumulator::naive: return arithmetic_of(in);
-    case Accumulator::fp64: return arithmetic_of(Dtype::fp64);
-    case Accumulator::exact: return {0.0, 0.0};
-    default: return arithmetic_of(Dtype::fp32);
+  switch (facts_of(a).rounds_in) {
+    case RoundsIn::input_format: return arithmetic_of(in);
+    case RoundsIn::fp32: return arithmetic_of(Dtype::fp32);
+    case RoundsIn::fp64: return arithmetic_of(Dtype::fp64);
+    case RoundsIn::nowhere: return {0.0, 0.0};
   }
+  return arithmetic_of(in);
 }
 
 // gamma_k = k u / (1 - k u) (Higham 2002, Lemma 3.1); nullopt when k u >= 1

@@ -41,26 +41,7 @@ MatrixSettings recommend_matrix(const RecommendRequest& r) {
   return s;
 }
 
-double modelled_cost(Accumulator acc) {
-  // Relative work per element in the tree kernel, memory traffic equal
-  // (every accumulator reads each input once, but two_pass reads it twice):
-  // naive/fp32 one add (or FMA); pairwise the same adds in another order plus
-  // a small stack; kahan/Neumaier 4 flops and a compare per element (Higham
-  // 2002, Alg. 4.2); welford a division per element; fp64 runs on fp64 units
-  // (half the fp32 rate on H100, far less on consumer parts); two_pass reads
-  // the row twice; exact keeps an integer or binned state per thread.
-  switch (acc) {
-    case Accumulator::naive: return 1.0;
-    case Accumulator::fp32: return 1.0;
-    case Accumulator::pairwise: return 1.2;
-    case Accumulator::kahan: return 1.5;
-    case Accumulator::welford: return 2.0;
-    case Accumulator::fp64: return 2.0;
-    case Accumulator::two_pass: return 2.0;
-    case Accumulator::exact: return 3.0;
-  }
-  return 10.0;
-}
+double modelled_cost(Accumulator acc) { return facts_of(acc).modelled_cost; }
 
 std::string group_name(const std::string& distribution) {
   if (const auto d = parse_distribution(distribution)) return std::string(to_string(group_of(d->d)));

@@ -14,12 +14,12 @@ DTYPES = ["fp32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2"]
 
 
 def floor_of(dtype, acc):
-    """Issue 12, item 6: the speed a tree kernel must reach (None: no floor)."""
+    """The speed a tree kernel must reach (None: no floor), docs/perf-h100.md."""
+    if acc == "naive":
+        return None  # the format's own arithmetic, no floor
     if acc == "exact":
         return 0.85 if dtype in ("fp32", "bf16") else 0.95
-    if acc in ("fp32", "fp64", "kahan", "pairwise", "welford", "two_pass"):
-        return 0.95 if dtype == "fp32" else 0.90
-    return None  # naive: the format's own arithmetic, no floor
+    return 0.95 if dtype == "fp32" else 0.90
 
 
 def main():

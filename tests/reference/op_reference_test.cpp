@@ -7,6 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
 #include <stdexcept>
 
 #include "formats/round_to_dtype.hpp"
@@ -245,45 +250,73 @@ TEST(OpReference, ZivRaisesThePrecisionOnAHardCase) {
 // A quotient that is not dyadic can be a decimal tie: its expansion ends in a
 // 5 at the 41st significant digit, which no interval around it decides. The
 // expected strings are Python's decimal module at 40 digits, ties to even.
+// The lines of a hard-case file (tests/data/hard_cases), split into words,
+// without comments and blank lines; each line's "#" comment as its last word.
+std::vector<std::vector<std::string>> hard_case_lines(const std::string& name) {
+  const std::string path = std::string(ULPSCOPE_HARD_CASES_DIR) + "/" + name;
+  std::ifstream file(path);
+  if (!file) ADD_FAILURE() << "cannot read " << path;
+  std::vector<std::vector<std::string>> lines;
+  for (std::string line; std::getline(file, line);) {
+    std::string why;
+    if (const auto hash = line.find('#'); hash != std::string::npos) {
+      why = line.substr(hash + 1);
+      line.resize(hash);
+    }
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    if (words.empty()) continue;
+    words.push_back(why);
+    lines.push_back(std::move(words));
+  }
+  return lines;
+}
+
 TEST(OpReference, DecimalTiesOfQuotientsAreDecidedOnTheFraction) {
-  const auto integer = [](const char* digits) {
+  const auto integer = [](const std::string& digits) {
     ExactReal r(256);
-    mpfr_set_str(r.get(), digits, 10, MPFR_RNDN);
+    mpfr_set_str(r.get(), digits.c_str(), 10, MPFR_RNDN);
     return r;
   };
-  const ExactReal ten41 = integer("100000000000000000000000000000000000000000");
-  EXPECT_EQ(quotient_decimal(integer("12345678901234567890123456789012345678905"), ten41),
-            "1.234567890123456789012345678901234567890e-01");  // tie, the even neighbour below
-  EXPECT_EQ(quotient_decimal(integer("12345678901234567890123456789012345678915"), ten41),
-            "1.234567890123456789012345678901234567892e-01");  // tie, the even neighbour above
-  EXPECT_EQ(quotient_decimal(integer("99999999999999999999999999999999999999995"), integer("1")),
-            "1.000000000000000000000000000000000000000e+41");  // carries into a new digit
-  EXPECT_EQ(quotient_decimal(integer("-2"), integer("3")), "-6.666666666666666666666666666666666666667e-01");
-  EXPECT_EQ(quotient_decimal(integer("0"), integer("3")), "0");
+  const auto quotients = hard_case_lines("quotient_decimals.txt");
+  EXPECT_GE(quotients.size(), 5u);
+  for (const auto& w : quotients) {
+    ASSERT_EQ(w.size(), 4u) << "quotient_decimals.txt: numerator, denominator, decimal, # why";
+    EXPECT_EQ(quotient_decimal(integer(w[0]), integer(w[1])), w[2]) << w[0] << " / " << w[1] << ":" << w[3];
+  }
   EXPECT_THROW(quotient_decimal(integer("1"), integer("0")), std::invalid_argument);
 
-  // A row of 40 fp16 values (normal, seed 4, row 14 of a 33 x 40 input) whose
-  // exact variance (nQ - S^2)/n^2 = 1.0453137151719056419096887111663818359375
-  // has 41 digits: Ziv's loop ran to 2^22 bits on it before.
-  const char* row[] = {"-0x1.f78p-1", "-0x1.51cp-1", "0x1.778p-1",  "0x1.fccp-1",  "0x1.b08p+0",  "0x1.dfp+0",
-                       "-0x1.534p+0", "-0x1.67p+0",  "0x1.b24p+0",  "0x1.46p-1",   "-0x1.ad8p-1", "0x1.ep-2",
-                       "0x1.cbp-2",   "-0x1.48cp-1", "-0x1.3e8p-3", "-0x1.468p-2", "0x1.b54p-3",  "-0x1.7cp+0",
-                       "-0x1.7dcp+0", "-0x1.a9cp-2", "-0x1.c78p-1", "0x1.458p-2",  "-0x1.cdcp-7", "-0x1.844p+0",
-                       "0x1.058p+0",  "-0x1.c14p-3", "-0x1.39cp+0", "0x1.7c8p+0",  "-0x1.5ecp+0", "-0x1.a28p-2",
-                       "0x1.5f8p-2",  "0x1.d1cp-2",  "-0x1.bc4p+0", "-0x1.4dcp-2", "0x1.d0cp-2",  "0x1.718p+0",
-                       "0x1.59p-2",   "0x1.c1cp+0",  "-0x1.b8cp-2", "-0x1.88cp-2"};
-  std::vector<Fp16> values;
-  for (const char* v : row) values.push_back(Fp16(std::strtod(v, nullptr)));  // exact: each is an fp16 value
-  const TypedArray x(values);
-  const MeanVarReference r = mean_var_reference(x, {Dtype::fp16});
-  EXPECT_FALSE(r.variance.exact_is_exact);
-  EXPECT_EQ(r.variance.exact_decimal, "1.045313715171905641909688711166381835938e+00");
-  // The rounding against Boost's (its binary approximation of the fraction lies
-  // below the tie, so its 40-digit string ends in 7: only the fraction decides).
-  const Stats st = stats_of(values);
-  const Big n(double(values.size()));
-  const double want = testing::big_round((n * st.q - st.s * st.s) / (n * n), Dtype::fp16, Saturation::nosat);
-  EXPECT_TRUE(testing::same_double(r.variance.rounded, want)) << r.variance.rounded << " vs " << want;
+  const auto rows = hard_case_lines("mean_var_rows.txt");
+  EXPECT_GE(rows.size(), 1u);
+  for (const auto& w : rows) {
+    ASSERT_GE(w.size(), 4u) << "mean_var_rows.txt: format, variance, values..., # why";
+    const auto d = parse_dtype(w[0]);
+    ASSERT_TRUE(d && *d != Dtype::fp64) << "mean_var_rows.txt: not an input format: " << w[0];
+    TypedArray x(*d, w.size() - 3);
+    std::visit(
+        [&](auto& v) {
+          using T = typename std::decay_t<decltype(v)>::value_type;
+          for (std::size_t i = 0; i < v.size(); ++i) {
+            char* end = nullptr;
+            const double e = std::strtod(w[i + 2].c_str(), &end);
+            EXPECT_EQ(*end, '\0') << "mean_var_rows.txt: not a number: " << w[i + 2];
+            v[i] = T(e);
+            EXPECT_EQ(to_double(v[i]), e) << "mean_var_rows.txt: not exact in " << w[0] << ": " << w[i + 2];
+          }
+          const MeanVarReference r = mean_var_reference(x, {*d});
+          EXPECT_FALSE(r.variance.exact_is_exact) << w.back();
+          EXPECT_EQ(r.variance.exact_decimal, w[1]) << w.back();
+          // The rounding against Boost's (its binary approximation of the
+          // fraction may lie on either side of a decimal tie, so only the
+          // rounding to the format is compared with it).
+          const Stats st = stats_of(v);
+          const Big n(double(v.size()));
+          const double want = testing::big_round((n * st.q - st.s * st.s) / (n * n), *d, Saturation::nosat);
+          EXPECT_TRUE(testing::same_double(r.variance.rounded, want)) << r.variance.rounded << " vs " << want;
+        },
+        x.data());
+  }
 }
 
 TEST(OpReference, LogsumexpOfManyTermsAgreesWithCppBinFloat) {
