@@ -92,13 +92,13 @@ struct Server {
     if (same_shape && !r.inputs_changed) return;
     uploaded = false;
     const Dtype d = Dtype(r.in_dtype);
-    auto array = [&](std::uint64_t offset, std::uint64_t bytes) -> std::optional<TypedArray> {
-      if (bytes == 0) return std::nullopt;
+    auto array = [&](std::uint64_t offset, std::uint64_t bytes, bool always = false) -> std::optional<TypedArray> {
+      if (bytes == 0 && !always) return std::nullopt;
       TypedArray a(d, std::size_t(bytes / element_bytes(d)));
-      std::memcpy(const_cast<void*>(a.raw()), region + offset, bytes);
+      if (bytes > 0) std::memcpy(const_cast<void*>(a.raw()), region + offset, bytes);
       return a;
     };
-    const auto x = array(r.x_offset, r.x_bytes);
+    const auto x = array(r.x_offset, r.x_bytes, true);  // an empty input too
     const auto y = array(r.y_offset, r.y_bytes);
     const auto gamma = array(r.gamma_offset, r.gamma_bytes);
     const auto beta = array(r.beta_offset, r.beta_bytes);
