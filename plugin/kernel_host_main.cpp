@@ -118,7 +118,7 @@ struct Server {
   }
 
   void run_device(const Request& r, const ulpscope_kernel_v1& k, Reply& reply) {
-    const std::string what = std::string(k.name) + " (run_device)";
+    const std::string what = "run_device";  // accuracy_report names the kernel
     upload(r);
     if (r.task == Task::time) {
       reply.status = 0;
@@ -197,7 +197,7 @@ struct Server {
       // is sticky): this process ends, the next call starts another.
       reply.outcome = Outcome::failed;
       reply.ends = 1;
-      set_error(reply.error, e.what());
+      set_error(reply.error, std::string(e.what()) + " (ulpscope-kernel-host starts again for the next call)");
     }
     return reply;
   }
