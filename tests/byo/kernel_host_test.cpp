@@ -7,7 +7,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "plugin/kernel_host.hpp"
@@ -151,6 +153,20 @@ TEST(KernelHost, ADeviceCallWithoutAGpuSaysWhy) {
     EXPECT_EQ(std::string(e.what()).rfind("device_stub_sum (run_device): no GPU in ulpscope-kernel-host: ", 0), 0u)
         << e.what();
   }
+}
+
+// The helper is looked for beside the running program, as accuracy_report's
+// build and install put it, unless $ULPSCOPE_KERNEL_HOST names another.
+TEST(KernelHost, TheProgramIsFoundBesideTheExecutable) {
+  const char* set = std::getenv("ULPSCOPE_KERNEL_HOST");
+  const std::string saved = set ? set : "";
+  ::unsetenv("ULPSCOPE_KERNEL_HOST");
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  EXPECT_EQ(default_kernel_host_program(), self.substr(0, self.rfind('/')) + "/ulpscope-kernel-host");
+  ::setenv("ULPSCOPE_KERNEL_HOST", "/opt/elsewhere/ulpscope-kernel-host", 1);
+  EXPECT_EQ(default_kernel_host_program(), "/opt/elsewhere/ulpscope-kernel-host");
+  if (set) ::setenv("ULPSCOPE_KERNEL_HOST", saved.c_str(), 1);
+  else ::unsetenv("ULPSCOPE_KERNEL_HOST");
 }
 
 // The messages are this build's: a record of another size or without the
