@@ -89,7 +89,8 @@ void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const Yardstic
         } else {
           const UserKernel& u = *job.user;
           if (u.isolated_device) {
-            timings[key] = u.isolated_device->time(kernel_args(u, host_arrays(p), nullptr, kernel_configs(u).front()), 3, 10);
+            const KernelArgs args = kernel_args(u, host_arrays(p), nullptr, kernel_configs(u).front());
+            timings[key] = u.isolated_device->time(args, 3, 10);
             continue;
           }
           const std::size_t bytes = std::size_t(output_count(u.op, p.axis, p.rows, p.cols)) * element_bytes(u.out);

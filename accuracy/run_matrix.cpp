@@ -391,7 +391,9 @@ class MatrixRunner {
     // A permuted scan is another problem: its prefixes are other sums.
     if (s_.permutations <= 0 || p.length() <= 1 || is_scan(p.op)) return;
     const bool host_cells = std::any_of(cells.begin(), cells.end(),
-                                        [](const PendingCell& c) { return !c.failure && (!c.kut.on_gpu || c.kut.reads_host_problem); });
+                                        [](const PendingCell& c) {
+                                          return !c.failure && (!c.kut.on_gpu || c.kut.reads_host_problem);
+                                        });
     const bool gpu_cells = std::any_of(cells.begin(), cells.end(),
                                        [](const PendingCell& c) { return !c.failure && c.kut.on_gpu; });
     for (int k = 1; k <= s_.permutations; ++k) {

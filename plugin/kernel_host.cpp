@@ -42,7 +42,9 @@ const char* function_name(Function f) {
   return "?";
 }
 
-std::size_t align_up(std::size_t n) { return (n + kernel_host::kAlign - 1) / kernel_host::kAlign * kernel_host::kAlign; }
+std::size_t align_up(std::size_t n) {
+  return (n + kernel_host::kAlign - 1) / kernel_host::kAlign * kernel_host::kAlign;
+}
 
 // Starting the child loads the library and, for device calls, creates a CUDA
 // context (on the order of a second): it gets at least this long, whatever

@@ -7,15 +7,16 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "accuracy/user_kernel.hpp"
 #include "formats/typed_array.hpp"
@@ -204,8 +205,14 @@ struct Server {
 };
 
 int serve(int argc, char** argv) {
-  // Ends with accuracy_report, even when it is killed.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Ends with accuracy_report, even when it is killed while a call hangs
+  // here. Not PR_SET_PDEATHSIG: it fires when the thread that started this
+  // process ends (prctl(2)), which may be long before accuracy_report does.
+  const pid_t parent = ::getppid();
+  std::thread([parent] {
+    while (::getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ::_exit(1);
+  }).detach();
   // What the plug-in prints must not reach accuracy_report's standard output
   // (a report may be written there).
   ::dup2(STDERR_FILENO, STDOUT_FILENO);

@@ -5,11 +5,15 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 #include <vector>
 
 #include "plugin/kernel_host.hpp"
@@ -97,6 +101,46 @@ TEST(KernelHost, ACallThatKillsTheChildFailsAndTheNextCallRestartsIt) {
     if (c.kernel == overruns) EXPECT_EQ(host.child(), before);
     else EXPECT_NE(host.child(), before);
   }
+}
+
+// The child outlives the thread that started it (a pool's, say), and ends
+// with the process that started it, even in a call that never returns.
+TEST(KernelHost, TheChildOutlivesItsStartingThreadButNotItsParent) {
+  KernelHost host(BYO_CRASH_PLUGIN, ULPSCOPE_KERNEL_HOST_PROGRAM, 10, false);
+  std::thread([&] { EXPECT_EQ(call(host, fine, {1, 2}, "fine_sum").out, 3.0f); }).join();
+  const pid_t child = host.child();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  EXPECT_EQ(call(host, fine, {1, 2}, "fine_sum").outcome, "returned 0");
+  EXPECT_EQ(host.child(), child);
+
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t parent = ::fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {  // a parent that starts a child, leaves it in a hang, and is killed
+    KernelHost hung(BYO_CRASH_PLUGIN, ULPSCOPE_KERNEL_HOST_PROGRAM, 1e6, false);
+    call(hung, fine, {1}, "fine_sum");
+    const pid_t c = hung.child();
+    (void)!::write(pipe_fds[1], &c, sizeof c);
+    call(hung, hangs, {1}, "hang_sum");
+    ::_exit(0);
+  }
+  pid_t orphan = -1;
+  ASSERT_EQ(::read(pipe_fds[0], &orphan, sizeof orphan), ssize_t(sizeof orphan));
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  ::kill(parent, SIGKILL);
+  ::waitpid(parent, nullptr, 0);
+  // Gone, or a zombie waiting for whoever adopted it, within a few seconds.
+  auto alive = [orphan] {
+    std::ifstream stat("/proc/" + std::to_string(orphan) + "/stat");
+    std::string pid, name, state;
+    return stat >> pid >> name >> state && state != "Z";
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (alive() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(alive()) << "ulpscope-kernel-host " << orphan << " outlived its parent";
 }
 
 // Large inputs travel through the shared memory, not the socket; a changed
