@@ -281,7 +281,7 @@ std::vector<UserKernel> load_kernel_lib(const std::string& path, const PluginCal
     u.model = host_function(lib, k.model, u.name, "model", calls.timeout_seconds);
     if (k.run_device != nullptr && calls.timeout_seconds > 0) {
       if (!host)
-        host = std::make_shared<KernelHost>(path, calls.kernel_host.empty() ? default_kernel_host_program()
+        host = std::make_shared<KernelHost>(file, calls.kernel_host.empty() ? default_kernel_host_program()
                                                                              : calls.kernel_host,
                                             calls.timeout_seconds, true);
       u.isolated_device = isolated_device(host, i, u.name);
