@@ -58,7 +58,7 @@ Evaluation evaluate_kernels(const std::vector<UserKernel>& kernels, const Evalua
   e.settings = evaluation_settings(kernels, o);
   std::unique_ptr<GpuBackend> gpu;
   const bool wants_gpu = std::any_of(kernels.begin(), kernels.end(), [](const UserKernel& k) {
-    return bool(k.run_device);
+    return has_device_form(k);
   });
   if (o.backend == EvaluationBackend::cuda || (o.backend == EvaluationBackend::automatic && wants_gpu)) {
     std::string why;

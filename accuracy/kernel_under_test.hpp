@@ -24,7 +24,8 @@ namespace ulpscope::matrix {
 struct KernelUnderTest {
   std::vector<LaunchConfig> configs;  // the first is the default one
   int runs = 1;                       // repeated runs of the default configuration
-  bool on_gpu = false;                // runs the uploaded problem
+  bool on_gpu = false;                // runs on the GPU, one cell at a time
+  bool reads_host_problem = false;    // on the GPU, but given the host's arrays (run's problem)
   std::function<ReductionResult(const ReductionProblem&, const LaunchConfig&, std::uint64_t run)> run;
   // The GPU's built-in kernels: a run digested on the device, bringing back
   // only the listed rows' outputs (all with nullptr); a permuted norm's

@@ -88,6 +88,11 @@ void measure_throughput(const MatrixSettings& s, GpuBackend& gpu, const Yardstic
           timings[key] = gpu.time(*job.spec, launch_configs(*job.spec, p.length(), gpu.info().shape()).front(), 3, 10);
         } else {
           const UserKernel& u = *job.user;
+          if (u.isolated_device) {
+            const KernelArgs args = kernel_args(u, host_arrays(p), nullptr, kernel_configs(u).front());
+            timings[key] = u.isolated_device->time(args, 3, 10);
+            continue;
+          }
           const std::size_t bytes = std::size_t(output_count(u.op, p.axis, p.rows, p.cols)) * element_bytes(u.out);
           timings[key] = gpu.time_launch(user_launch(u, kernel_configs(u).front()), bytes,
                                          takes_second_input(u.op), 3, 10, u.name);

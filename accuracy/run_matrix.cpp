@@ -274,7 +274,7 @@ class MatrixRunner {
     return k;
   }
 
-  bool runs_here(const UserKernel& u) const { return (gpu_ && u.run_device) || u.run_host || u.model; }
+  bool runs_here(const UserKernel& u) const { return (gpu_ && has_device_form(u)) || u.run_host || u.model; }
 
   // A user's host function on the problem's host arrays; serialised when the
   // kernel is not reentrant.
@@ -296,7 +296,7 @@ class MatrixRunner {
     KernelUnderTest k;
     k.configs = kernel_configs(u);
     k.runs = std::max(1, s_.runs);
-    k.on_gpu = gpu_ && u.run_device;
+    k.on_gpu = gpu_ && has_device_form(u);
     if (u.error_bound_of) {
       // The bound of the built-in algorithm the user names, at the depth of
       // its order for the kernel's default configuration.
@@ -315,15 +315,27 @@ class MatrixRunner {
     GpuBackend* gpu = gpu_;
     const std::size_t count = std::size_t(output_count(u.op, p.axis, p.rows, p.cols));
     const std::size_t bytes = count * element_bytes(u.out);
-    k.run = [gpu, &u, count, bytes](const ReductionProblem&, const LaunchConfig& cfg, std::uint64_t) {
-      const auto got = gpu->run_launch(user_launch(u, cfg), bytes, u.name);
-      return ReductionResult{decode_outputs(got.data(), u.out, count), {}, {}};
-    };
+    if (u.isolated_device) {
+      // Another process's device, given the host arrays (permuted ones too).
+      k.reads_host_problem = true;
+      k.run = [this, &u](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t) {
+        return call_host(u, u.isolated_device->run, q, cfg);
+      };
+    } else {
+      k.run = [gpu, &u, count, bytes](const ReductionProblem&, const LaunchConfig& cfg, std::uint64_t) {
+        const auto got = gpu->run_launch(user_launch(u, cfg), bytes, u.name);
+        return ReductionResult{decode_outputs(got.data(), u.out, count), {}, {}};
+      };
+    }
     if (u.model)
       k.matches_model = [this, &u](const ReductionProblem& q, const LaunchConfig& cfg, std::uint64_t got) {
         return results_digest(call_host(u, u.model, q, cfg).values) == got;
       };
-    if (timed_here(p))
+    if (timed_here(p) && u.isolated_device)
+      k.time = [&u, args = kernel_args(u, host_arrays(p), nullptr, k.configs.front())] {
+        return u.isolated_device->time(args, 3, 10);
+      };
+    else if (timed_here(p))
       k.time = [gpu, &u, bytes, launch = user_launch(u, k.configs.front())] {
         return gpu->time_launch(launch, bytes, takes_second_input(u.op), 3, 10, u.name);
       };
@@ -379,7 +391,9 @@ class MatrixRunner {
     // A permuted scan is another problem: its prefixes are other sums.
     if (s_.permutations <= 0 || p.length() <= 1 || is_scan(p.op)) return;
     const bool host_cells = std::any_of(cells.begin(), cells.end(),
-                                        [](const PendingCell& c) { return !c.failure && !c.kut.on_gpu; });
+                                        [](const PendingCell& c) {
+                                          return !c.failure && (!c.kut.on_gpu || c.kut.reads_host_problem);
+                                        });
     const bool gpu_cells = std::any_of(cells.begin(), cells.end(),
                                        [](const PendingCell& c) { return !c.failure && c.kut.on_gpu; });
     for (int k = 1; k <= s_.permutations; ++k) {

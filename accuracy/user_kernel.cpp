@@ -44,6 +44,8 @@ std::vector<double> decode_outputs(const void* bytes, Dtype d, std::size_t count
   return out;
 }
 
+bool has_device_form(const UserKernel& k) { return k.run_device || k.isolated_device; }
+
 std::vector<Axis> kernel_axes(const UserKernel& k) {
   if (!k.axes.empty()) return k.axes;
   return {is_elementwise_output(k.op) ? Axis::inner : Axis::all};
@@ -57,7 +59,7 @@ std::vector<LaunchConfig> kernel_configs(const UserKernel& k) {
 std::string describe_problem(const UserKernel& k) {
   if (k.name.empty()) return "it has no name";
   if (k.name.find_first_of(" \t\n,") != std::string::npos) return "its name has a space or a comma";
-  if (!k.run_host && !k.run_device && !k.model) return "it has neither run_host nor run_device";
+  if (!k.run_host && !has_device_form(k) && !k.model) return "it has neither run_host nor run_device";
   if (k.in == Dtype::fp64) return "fp64 is an output format only";
   if (is_elementwise_output(k.op)) {
     for (Axis a : k.axes)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "formats/dtype.hpp"
+#include "kernels/gpu_backend.hpp"
 #include "kernels/reduction.hpp"
 
 namespace ulpscope {
@@ -66,6 +67,15 @@ struct UserKernel {
   // Enqueues the kernel on `stream` (a cudaStream_t) over device memory; the
   // suite synchronises and checks CUDA's errors. Used when a GPU is present.
   std::function<void(const KernelArgs&, void* stream)> run_device;
+  // run_device made in another process (a plug-in's, plugin/kernel_host.hpp),
+  // in place of run_device: it takes host arrays and a host out, as run_host
+  // does, and that process copies them to its own device and back; time
+  // times it there as GpuBackend::time_launch times run_device here.
+  struct IsolatedDevice {
+    std::function<void(const KernelArgs&)> run;
+    std::function<GpuBackend::Timing(const KernelArgs&, int warmup, int reps)> time;
+  };
+  std::optional<IsolatedDevice> isolated_device;
   // Optional: a host function that must give run_device's bits exactly (the
   // kernel's CPU model); on the GPU, each cell's matches_model says whether
   // it did.
@@ -95,6 +105,9 @@ struct UserKernel {
 // Outputs as written by a kernel (count values of format d, bit patterns in
 // host byte order), widened exactly to double.
 std::vector<double> decode_outputs(const void* bytes, Dtype d, std::size_t count);
+
+// Whether the kernel has a GPU form (run_device, in this process or another).
+bool has_device_form(const UserKernel& k);
 
 // The axes the kernel is measured along (UserKernel::axes, or its default).
 std::vector<Axis> kernel_axes(const UserKernel& k);

@@ -85,6 +85,10 @@ foreach(_target IN LISTS _ulpscope_shared_libraries)
   set_target_properties(${_target} PROPERTIES INSTALL_RPATH "$ORIGIN")
 endforeach()
 set_target_properties(accuracy_report PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+# The child that runs plug-ins' functions (plugin/kernel_host.hpp) is found
+# beside accuracy_report.
+set_target_properties(ulpscope-kernel-host PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+install(TARGETS ulpscope-kernel-host RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(TARGETS ${_ulpscope_targets} EXPORT ulpscopeTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

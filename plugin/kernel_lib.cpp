@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "plugin/kernel_host.hpp"
 #include "plugin/ulpscope_plugin.h"
 
 namespace ulpscope {
@@ -163,30 +164,27 @@ int call_in_child(ulpscope_host_fn f, const ulpscope_call& c, std::size_t bytes,
   return report->status;
 }
 
+// One call with out filled with the given byte first; returns the
+// function's status, its reason in error.
+using FilledCall = std::function<int(unsigned char fill, std::array<char, 512>& error)>;
+
 // A call that returns 0 must have written every value of out (docs/bad-inputs.md). A
 // value still all 0xFF bytes may be a real result (a NaN: 0xFF is one in
 // fp8_e4m3), so the call is made again on zeros: a value left as both fills
 // was never written.
-void call_and_check_output(ulpscope_host_fn f, const ulpscope_call& c, const std::string& kernel, const char* what,
-                           double timeout_s) {
+void call_and_check_output(const FilledCall& call, const ulpscope_call& c, const std::string& kernel,
+                           const char* what) {
   auto* out = static_cast<unsigned char*>(c.out);
   const std::size_t width = value_bytes(c.out_dtype);
   const std::size_t count = std::size_t(ulpscope_output_count(&c));
-  const std::size_t bytes = count * width;
-  auto call = [&](std::array<char, 512>& error) {
-    return timeout_s > 0 ? call_in_child(f, c, bytes, error, timeout_s, kernel, what)
-                         : f(&c, error.data(), error.size());
-  };
   std::array<char, 512> error{};
-  std::memset(out, 0xFF, bytes);
-  check_status(call(error), error, kernel, what);
+  check_status(call(0xFF, error), error, kernel, what);
   std::vector<std::size_t> suspects;
   for (std::size_t i = 0; i < count; ++i)
     if (all_bytes(out + i * width, width, 0xFF)) suspects.push_back(i);
   if (suspects.empty()) return;
-  std::memset(out, 0x00, bytes);
   error = {};
-  check_status(call(error), error, kernel, what);
+  check_status(call(0x00, error), error, kernel, what);
   const std::size_t unwritten = std::size_t(std::count_if(
       suspects.begin(), suspects.end(), [&](std::size_t i) { return all_bytes(out + i * width, width, 0x00); }));
   if (unwritten > 0)
@@ -198,8 +196,34 @@ std::function<void(const KernelArgs&)> host_function(std::shared_ptr<void> lib, 
                                                      std::string kernel, const char* what, double timeout_s) {
   if (f == nullptr) return {};
   return [lib = std::move(lib), f, kernel = std::move(kernel), what, timeout_s](const KernelArgs& a) {
-    call_and_check_output(f, to_call(a), kernel, what, timeout_s);
+    const ulpscope_call c = to_call(a);
+    const std::size_t bytes = std::size_t(ulpscope_output_count(&c)) * value_bytes(c.out_dtype);
+    call_and_check_output(
+        [&](unsigned char fill, std::array<char, 512>& error) {
+          std::memset(c.out, fill, bytes);
+          return timeout_s > 0 ? call_in_child(f, c, bytes, error, timeout_s, kernel, what)
+                               : f(&c, error.data(), error.size());
+        },
+        c, kernel, what);
   };
+}
+
+// run_device in the library's ulpscope-kernel-host process, shared by the
+// library's kernels (one process per library).
+UserKernel::IsolatedDevice isolated_device(std::shared_ptr<KernelHost> host, std::size_t index, std::string kernel) {
+  UserKernel::IsolatedDevice d;
+  d.run = [host, index, kernel](const KernelArgs& a) {
+    const ulpscope_call c = to_call(a);
+    call_and_check_output(
+        [&](unsigned char fill, std::array<char, 512>& error) {
+          return host->call(index, kernel_host::Function::run_device, c, fill, error, kernel);
+        },
+        c, kernel, "run_device");
+  };
+  d.time = [host, index, kernel](const KernelArgs& a, int warmup, int reps) {
+    return host->time(index, to_call(a), takes_second_input(a.op), warmup, reps, kernel);
+  };
+  return d;
 }
 
 }  // namespace
@@ -235,6 +259,7 @@ std::vector<UserKernel> load_kernel_lib(const std::string& path, const PluginCal
   if (plugin->kernel_count == 0 || plugin->kernels == nullptr) throw fail("describes no kernels");
 
   std::vector<UserKernel> kernels;
+  std::shared_ptr<KernelHost> host;  // started at the first device call
   for (std::size_t i = 0; i < plugin->kernel_count; ++i) {
     const ulpscope_kernel_v1& k = plugin->kernels[i];
     const std::string label = k.name ? fmt::format("kernel '{}'", k.name) : fmt::format("kernel {}", i);
@@ -254,7 +279,13 @@ std::vector<UserKernel> load_kernel_lib(const std::string& path, const PluginCal
       if (k.axes & ULPSCOPE_AXIS_BIT(a)) u.axes.push_back(Axis(a));
     u.run_host = host_function(lib, k.run_host, u.name, "run_host", calls.timeout_seconds);
     u.model = host_function(lib, k.model, u.name, "model", calls.timeout_seconds);
-    if (k.run_device != nullptr) {
+    if (k.run_device != nullptr && calls.timeout_seconds > 0) {
+      if (!host)
+        host = std::make_shared<KernelHost>(file, calls.kernel_host.empty() ? default_kernel_host_program()
+                                                                             : calls.kernel_host,
+                                            calls.timeout_seconds, true);
+      u.isolated_device = isolated_device(host, i, u.name);
+    } else if (k.run_device != nullptr) {
       u.run_device = [lib, f = k.run_device, kernel = u.name](const KernelArgs& a, void* stream) {
         const ulpscope_call c = to_call(a);
         std::array<char, 512> error{};

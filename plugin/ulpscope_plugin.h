@@ -17,18 +17,23 @@
  * cols = n. The suite owns every buffer: x, y, gamma and beta are read-only
  * and valid during the call only; out holds exactly
  * ulpscope_output_count() values of the output format and every one must be
- * written: a host function that returns 0 and leaves a value as the suite
- * filled it fails the cell ("did not write its output"). Host functions get host pointers; device functions get device
- * pointers (CUDA) and a cudaStream_t to enqueue on: the suite synchronises
- * the stream and checks CUDA's errors itself.
+ * written: a function that returns 0 and leaves a value as the suite
+ * filled it fails the cell ("did not write its output"). Host functions get
+ * host pointers; device functions get device pointers (CUDA) and a
+ * cudaStream_t to enqueue on: the suite synchronises the stream and checks
+ * CUDA's errors itself.
  *
  * Functions return 0 on success; on failure, a non-zero value and a
  * NUL-terminated one-line reason written into error (at most error_size
- * bytes, terminator included). accuracy_report calls each host function in
- * a child process with a time limit (--kernel-timeout, default 60 s; 0: in
- * its own process): a crash, exit(), abort(), hang or write past out fails
- * that cell only, and state kept between calls is lost. Device functions run
- * in the suite's process. Host functions may be called from several
+ * bytes, terminator included). accuracy_report isolates every call with a
+ * time limit (--kernel-timeout, default 60 s; 0: in its own process): each
+ * host function call runs in a child process made by fork(), and device
+ * functions run in ulpscope-kernel-host, a process of their own (its own
+ * CUDA context, on its own stream) that loads this library, gets the inputs
+ * through shared memory and is started again after a failure. A crash,
+ * exit(), abort(), hang, CUDA error or write past out (into the 4 KiB after
+ * it) fails that cell only, naming the kernel; state kept between calls is
+ * lost when the process ends. Host functions may be called from several
  * threads at once unless flags has ULPSCOPE_NOT_REENTRANT.
  *
  * This header is C (C99) and C++; it needs nothing but <stddef.h> and

@@ -308,8 +308,9 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
       ->type_name("FILE")
       ->group("Input");
   app.add_option("--kernel-timeout", o.kernel_timeout,
-                 "Seconds a plug-in's host call may take (default 60); each runs in a child process, so a crash, "
-                 "exit, abort, hang or write past its output fails that cell only; 0: in this process, no limit")
+                 "Seconds a plug-in's call may take (default 60); host calls run in a child process, device calls "
+                 "in ulpscope-kernel-host (its own CUDA context), so a crash, exit, abort, hang, CUDA error or write "
+                 "past its output fails that cell only; 0: in this process, no limit")
       ->type_name("SECONDS")
       ->group("Input");
   app.add_flag("-q,--quiet", o.quiet, "No progress bar")->group("Output");

@@ -103,7 +103,7 @@ TEST_F(GpuUserKernel, ALaunchErrorFailsTheCellAndTheRunGoesOn) {
 TEST_F(GpuUserKernel, APluginsDeviceFunctionGivesItsHostTwinsBits) {
   // gpu_plugin.cpp's kernel on the GPU, good_plugin.c's on the host: the
   // same order, so the same results; the GPU one timed.
-  auto gpu = load_kernel_lib(BYO_GPU_PLUGIN);
+  auto gpu = load_kernel_lib(BYO_GPU_PLUGIN, PluginCalls(60, ULPSCOPE_KERNEL_HOST_PROGRAM));
   ASSERT_EQ(gpu.size(), 1u);
   EXPECT_FALSE(gpu[0].run_host);
   auto host = load_kernel_lib(BYO_GOOD_PLUGIN);

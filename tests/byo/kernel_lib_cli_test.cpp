@@ -171,5 +171,13 @@ TEST(KernelLibCli, CrashingKernelsFailTheirCellsAndTheRunGoesOn) {
   EXPECT_EQ(bad.status, 2) << bad.output;
 }
 
+// accuracy_report finds the program that runs plug-ins' device calls beside
+// itself (plugin/kernel_host.hpp): the build puts it there.
+TEST(KernelLibCli, TheKernelHostIsBuiltBesideTheProgram) {
+  const std::string program = ULPSCOPE_ACCURACY_REPORT;
+  const std::filesystem::path host = program.substr(0, program.rfind('/')) + "/ulpscope-kernel-host";
+  EXPECT_TRUE(std::filesystem::is_regular_file(host)) << host;
+}
+
 }  // namespace
 }  // namespace ulpscope

@@ -162,5 +162,20 @@ TEST(KernelLib, ACrashingKernelFailsItsCallNotTheProcess) {
   EXPECT_EQ(call(kernels[0]), "returned 10");
 }
 
+// By default a device function is called in ulpscope-kernel-host, never in
+// this process; --kernel-timeout 0 calls it here.
+TEST(KernelLib, DeviceFunctionsAreIsolatedByDefault) {
+  const auto isolated = load_kernel_lib(BYO_DEVICE_STUB_PLUGIN);
+  ASSERT_EQ(isolated.size(), 1u);
+  EXPECT_FALSE(isolated[0].run_device);
+  ASSERT_TRUE(isolated[0].isolated_device);
+  EXPECT_TRUE(isolated[0].isolated_device->run);
+  EXPECT_TRUE(isolated[0].isolated_device->time);
+  EXPECT_TRUE(has_device_form(isolated[0]));
+  const auto in_process = load_kernel_lib(BYO_DEVICE_STUB_PLUGIN, PluginCalls(0));
+  EXPECT_TRUE(in_process[0].run_device);
+  EXPECT_FALSE(in_process[0].isolated_device);
+}
+
 }  // namespace
 }  // namespace ulpscope
