@@ -28,7 +28,11 @@ struct NcclRequest {
   std::size_t n = 0;                                             // elements per rank
   const std::vector<std::vector<std::uint8_t>>* inputs = nullptr;  // ranks x (n * bytes of dtype), raw bits
   int runs = 3;                                                  // repeated all-reduces, results compared
-  double timeout_s = 60;
+  int repetitions = 10;  // timed all-reduces of each method after one warm-up (the median is reported)
+  double timeout_s = 60;  // bounds each wait: the communicators' creation and every step of an all-reduce
+  // Tests only: this rank leaves out its part of the collectives, so that the
+  // others wait until timeout_s (the timeout path); -1 for none.
+  int withhold_rank = -1;
 };
 
 struct NcclResult {
@@ -40,6 +44,7 @@ struct NcclResult {
   double bus_bandwidth = 0;          // bytes/s as nccl-tests' busbw: 2(P-1)/P * n * bytes(dtype) / seconds
   std::string nccl_log;              // NCCL's INFO log of the communicator: its rings, trees and channels
   int nccl_version = 0;
+  std::size_t second_round_elements = 0;  // exact: elements that took the second round (0 in most data)
 };
 
 // "" when P GPUs and NCCL are usable, else one line saying why not.
