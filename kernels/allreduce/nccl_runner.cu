@@ -118,7 +118,7 @@ class Runner {
       cuda_check(cudaEventCreate(&rb.start), "cudaEventCreate");
       cuda_check(cudaEventCreate(&rb.stop), "cudaEventCreate");
     }
-    cuda_check(cudaHostAlloc(reinterpret_cast<void**>(&host_counts_), sizeof(unsigned) * ranks_, cudaHostAllocDefault),
+    cuda_check(cudaHostAlloc(reinterpret_cast<void**>(&host_counts_), sizeof(unsigned) * ranks_, cudaHostAllocPortable),
                "cudaHostAlloc");
   }
   ~Runner() {
