@@ -231,7 +231,9 @@ TEST(NcclRunner, Refusals) {
   EXPECT_FALSE(too_many.empty());
   EXPECT_EQ(too_many.find('\n'), std::string::npos);
 #if defined(ULPSCOPE_HAVE_NCCL)
-  if (gpus > 0) EXPECT_NE(too_many.find("GPUs"), std::string::npos) << too_many;
+  if (gpus > 0) {
+    EXPECT_NE(too_many.find("GPUs"), std::string::npos) << too_many;
+  }
 #else
   EXPECT_NE(too_many.find("built without NCCL"), std::string::npos) << too_many;
 #endif
