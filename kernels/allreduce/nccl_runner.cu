@@ -90,7 +90,7 @@ class DeviceMemory {
 };
 
 struct RankBuffers {
-  DeviceMemory in, out, wide, top, words, flags, count, indices, gathered, all_gathered, select_count, select_temp;
+  DeviceMemory in, out, wide, top, words, flags, count, indices, all_gathered, select_count, select_temp;
   cudaEvent_t start = nullptr, stop = nullptr;
 };
 
@@ -194,26 +194,31 @@ class Runner {
                                  ")");
     second_round_elements_ = m;
     if (m == 0) return;
-    // The second round: the flagged elements' raw values gathered from every
-    // rank (an all-gather of m values), summed exactly on each.
+    // The second round: the flagged elements' raw values from every rank,
+    // each rank's in its own slot of a zeroed P x m buffer, summed as bytes
+    // (one nonzero term a byte: a copy) by an all-reduce, which every
+    // algorithm runs (NCCL's Tree has no all-gather); then each rank sums
+    // its m columns exactly.
+    const std::size_t slot = m * bytes_;
     for (int r = 0; r < ranks_; ++r) {
       RankBuffers& rb = b[r];
       if (rb.indices.bytes() < m * sizeof(int)) {
         rb.indices.allocate(r, m * sizeof(int));
-        rb.gathered.allocate(r, m * bytes_);
-        rb.all_gathered.allocate(r, m * bytes_ * ranks_);
+        rb.all_gathered.allocate(r, slot * ranks_);
       }
       cuda_check(cudaSetDevice(r), "cudaSetDevice");
+      cuda_check(cudaMemsetAsync(rb.all_gathered.get(), 0, slot * ranks_, comms_.stream(r)), "cudaMemsetAsync");
       select_flagged(rb.select_temp.get(), rb.select_temp.bytes(), rb.flags.get<std::uint8_t>(), rb.indices.get<int>(),
                      rb.select_count.get<int>(), q_.n, comms_.stream(r));
-      gather(q_.dtype, rb.in.get(), rb.indices.get<int>(), rb.gathered.get(), m, comms_.stream(r));
+      gather(q_.dtype, rb.in.get(), rb.indices.get<int>(), rb.all_gathered.get<std::uint8_t>() + slot * r, m,
+             comms_.stream(r));
     }
     ncclGroupStart();
     for (int r = 0; r < ranks_; ++r)
       if (joins(r))
-        ncclAllGather(b[r].gathered.get(), b[r].all_gathered.get(), m * bytes_, ncclUint8, comms_.comm(r),
-                      comms_.stream(r));
-    comms_.enqueued(ncclGroupEnd(), "exact: ncclAllGather (second round)");
+        ncclAllReduce(b[r].all_gathered.get(), b[r].all_gathered.get(), slot * ranks_, ncclUint8, ncclSum,
+                      comms_.comm(r), comms_.stream(r));
+    comms_.enqueued(ncclGroupEnd(), "exact: ncclAllReduce (second round)");
     for (int r = 0; r < ranks_; ++r) {
       cuda_check(cudaSetDevice(r), "cudaSetDevice");
       second_round(q_.dtype, b[r].all_gathered.get(), b[r].indices.get<int>(), b[r].out.get(), m, ranks_, q_.mean,

@@ -36,7 +36,7 @@ std::size_t select_temp_bytes(std::size_t n);
 void select_flagged(void* temp, std::size_t temp_bytes, const std::uint8_t* flags, int* indices, int* count,
                     std::size_t n, cudaStream_t s);
 void gather(Dtype d, const void* in, const int* indices, void* gathered, std::size_t m, cudaStream_t s);
-// gathered: ranks x m values (an all-gather's layout); out[indices[j]] gets
+// gathered: ranks x m values (rank r's m values in slot r); out[indices[j]] gets
 // the exact sum (or mean) of column j, rounded once.
 void second_round(Dtype d, const void* gathered, const int* indices, void* out, std::size_t m, int ranks, bool mean,
                   cudaStream_t s);

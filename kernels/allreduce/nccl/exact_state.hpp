@@ -18,9 +18,10 @@
 //    in window units, the bits above them the count. With no value lost, it
 //    is rounded once (round_scaled_bits; the mean through ExactFinish's
 //    round_quotient); otherwise the element goes to the second round.
-// 4. second round (rare): the flagged elements' raw values are all-gathered
-//    and every rank sums its P values in an ExactFinish long integer, flags
-//    for infinities and NaN included, and rounds once.
+// 4. second round (rare): the flagged elements' raw values are exchanged
+//    (an all-reduce of one slot a rank: an all-gather that NCCL's Tree also
+//    runs) and every rank sums its P values in an ExactFinish long integer,
+//    flags for infinities and NaN included, and rounds once.
 #include <cstdint>
 
 #include "formats/binary_format.hpp"
