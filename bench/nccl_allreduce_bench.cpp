@@ -154,12 +154,12 @@ int main(int argc, char** argv) {
   int log2_n = 26, repetitions = 10, runs = 3;
   double timeout = 60;
   std::size_t sample = 65536;
-  app.add_option("--ranks", ranks_list, "P values (those above the GPUs present are listed as not run)")
+  app.add_option("--ranks", ranks_list, "P values (those above the GPUs present are listed as not run)")->delimiter(',')
       ->check(CLI::Range(1, 63));
-  app.add_option("--dtypes", dtype_names, "formats")->check(CLI::IsMember({"bf16", "fp16", "fp32"}));
+  app.add_option("--dtypes", dtype_names, "formats")->delimiter(',')->check(CLI::IsMember({"bf16", "fp16", "fp32"}));
   app.add_option("--log2-n", log2_n, "log2 of the elements per rank")->check(CLI::Range(0, 30));
-  app.add_option("--algorithms", algorithm_names, "NCCL_ALGO")->check(CLI::IsMember({"ring", "tree"}));
-  app.add_option("--methods", method_names, "methods")->check(CLI::IsMember({"plain", "upcast", "exact"}));
+  app.add_option("--algorithms", algorithm_names, "NCCL_ALGO")->delimiter(',')->check(CLI::IsMember({"ring", "tree"}));
+  app.add_option("--methods", method_names, "methods")->delimiter(',')->check(CLI::IsMember({"plain", "upcast", "exact"}));
   app.add_option("--protocol", protocol_name, "NCCL_PROTO")->check(CLI::IsMember({"simple", "ll", "ll128"}));
   app.add_option("--repetitions", repetitions, "timed all-reduces (median)")->check(CLI::Range(1, 1000));
   app.add_option("--runs", runs, "all-reduces whose results are compared")->check(CLI::Range(1, 1000));

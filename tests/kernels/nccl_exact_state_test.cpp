@@ -162,6 +162,37 @@ INSTANTIATE_TEST_SUITE_P(AllFormats, ExactStateTest, ::testing::ValuesIn(cases()
          (info.param.mean ? "_mean" : "_sum");
 });
 
+// The same exact sum over more ranks gives the same bits: a, b against a,
+// c, b, -c (c finite) for P = 2 and 4, with only the sign of a zero sum
+// allowed to differ (-0 + -0 is -0; -0 + c + -0 + (-c) is +0, IEEE 754-2019
+// 6.3).
+template <class S>
+void check_across_ranks() {
+  using F = typename S::Format;
+  std::mt19937_64 rng(77);
+  int zeros = 0;
+  for (int kind = 0; kind < 6; ++kind)
+    for (int i = 0; i < 2000; ++i) {
+      const std::vector<std::uint32_t> ab = draw_column<S>(rng, 2, kind);
+      std::uint32_t c = draw_column<S>(rng, 1, kind)[0];
+      if (S::field_of(c) == F::exp_all_ones) c = 0;  // finite
+      const std::vector<std::uint32_t> four = {ab[0], c, ab[1], c ^ F::sign_mask};
+      bool second = false;
+      const std::uint32_t x = all_reduce_one<S>(ab, {0, 1}, false, second);
+      const std::uint32_t y = all_reduce_one<S>(four, {2, 0, 3, 1}, false, second);
+      if (x == y) continue;
+      ASSERT_TRUE(decode<F>(x) == 0 && decode<F>(y) == 0) << std::hex << x << " " << y;
+      ++zeros;
+    }
+  EXPECT_GT(zeros, 0);
+}
+
+TEST(ExactStateAcrossRanks, SameExactSumSameBits) {
+  check_across_ranks<ExactFp32>();
+  check_across_ranks<ExactFp16>();
+  check_across_ranks<ExactBf16>();
+}
+
 // The window's arithmetic leaves room for the count: P fitted values sum to
 // below 2^(C - 1), and the count's field holds every P the state takes.
 TEST(ExactStateLimits, WindowAndCountFit) {
