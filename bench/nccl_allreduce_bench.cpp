@@ -136,13 +136,6 @@ std::size_t reference_mismatches(const std::vector<Tensor>& ranks, const Tensor&
   return wrong;
 }
 
-template <class E>
-E parse_name(const std::string& s, const std::map<std::string, E>& table, const char* what) {
-  const auto it = table.find(s);
-  if (it == table.end()) throw CLI::ValidationError(std::string("--") + what, "unknown name '" + s + "'");
-  return it->second;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -168,9 +161,13 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "also write the rows as JSON");
   std::string log_path;
   app.add_option("--nccl-log", log_path, "write each cell's NCCL INFO log (rings, trees, tuning) to this file");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help, or one line about the bad flag
+  }
   if (runs > repetitions) {
-    std::fprintf(stderr, "--runs must not exceed --repetitions\n");
+    std::fprintf(stderr, "nccl_allreduce_bench: --runs %d exceeds --repetitions %d\n", runs, repetitions);
     return 2;
   }
   const std::map<std::string, Algorithm> algorithms = {{"ring", Algorithm::ring}, {"tree", Algorithm::tree}};
@@ -275,10 +272,14 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
   if (!json_path.empty()) {
-    std::ofstream f(json_path);
+    // Written beside, then renamed: never a half-written file.
+    const std::string tmp = json_path + ".tmp";
+    std::ofstream f(tmp);
     f << rows.dump(1) << "\n";
-    if (!f) {
-      std::fprintf(stderr, "cannot write %s\n", json_path.c_str());
+    f.close();
+    if (!f || std::rename(tmp.c_str(), json_path.c_str()) != 0) {
+      std::remove(tmp.c_str());
+      std::fprintf(stderr, "nccl_allreduce_bench: cannot write %s\n", json_path.c_str());
       return 2;
     }
   }
