@@ -81,6 +81,17 @@ Clock::time_point Communicators::deadline() const {
 
 Communicators::Communicators(int ranks, const char* algo, const char* proto, double timeout_s, std::string what)
     : comms_(ranks, nullptr), streams_(ranks, nullptr), timeout_s_(timeout_s), what_(std::move(what)) {
+  try {
+    create(algo, proto);
+  } catch (...) {
+    abort();  // a constructor that throws runs no destructor
+    destroy_streams();
+    throw;
+  }
+}
+
+void Communicators::create(const char* algo, const char* proto) {
+  const int ranks = int(comms_.size());
   prepare_nccl_environment();
   if (!nccl_log_path().empty()) log_start_ = file_size(nccl_log_path());
   for (int r = 0; r < ranks; ++r) {
@@ -141,10 +152,15 @@ Communicators::~Communicators() {
       abort();
     }
   }
+  destroy_streams();
+}
+
+void Communicators::destroy_streams() noexcept {
   for (int r = 0; r < int(streams_.size()); ++r)
     if (streams_[r]) {
       cudaSetDevice(r);
       cudaStreamDestroy(streams_[r]);
+      streams_[r] = nullptr;
     }
 }
 

@@ -52,6 +52,8 @@ class Communicators {
 
  private:
   void wait_ready(const char* step);
+  void create(const char* algo, const char* proto);
+  void destroy_streams() noexcept;
   Clock::time_point deadline() const;
   std::vector<ncclComm_t> comms_;
   std::vector<cudaStream_t> streams_;
