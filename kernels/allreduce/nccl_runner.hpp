@@ -1,7 +1,8 @@
 #pragma once
 // A real all-reduce through NCCL on P GPUs of one machine, driven by one
-// process (docs/spec.md, "All-reduce across GPUs"). Built only where NCCL is
-// found (ULPSCOPE_HAVE_NCCL); the CPU models of the same orders are beside it.
+// process (docs/spec.md, "All-reduce across GPUs"; docs/nccl-allreduce.md).
+// Built only where NCCL is found (ULPSCOPE_HAVE_NCCL; elsewhere a stand-in
+// says why not); the CPU models of the same orders are beside it.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -27,8 +28,12 @@ struct NcclRequest {
   int ranks = 2;
   std::size_t n = 0;                                             // elements per rank
   const std::vector<std::vector<std::uint8_t>>* inputs = nullptr;  // ranks x (n * bytes of dtype), raw bits
-  int runs = 3;                                                  // repeated all-reduces, results compared
-  double timeout_s = 60;
+  int runs = 3;  // repeated all-reduces whose results are compared (the first `runs` of the repetitions)
+  int repetitions = 10;  // timed all-reduces of each method after one warm-up (the median is reported)
+  double timeout_s = 60;  // bounds each wait: the communicators' creation and every step of an all-reduce
+  // Tests only: this rank leaves out its part of the collectives, so that the
+  // others wait until timeout_s (the timeout path); -1 for none.
+  int withhold_rank = -1;
 };
 
 struct NcclResult {
@@ -38,11 +43,14 @@ struct NcclResult {
   double seconds = 0;                // median time of one all-reduce of this method (CUDA events)
   double plain_seconds = 0;          // the plain NCCL all-reduce of the same data, in the same run
   double bus_bandwidth = 0;          // bytes/s as nccl-tests' busbw: 2(P-1)/P * n * bytes(dtype) / seconds
+                                     // (the input format's bytes for every method: the same data)
   std::string nccl_log;              // NCCL's INFO log of the communicator: its rings, trees and channels
   int nccl_version = 0;
+  std::size_t second_round_elements = 0;  // exact: elements that took the second round (0 in most data)
 };
 
-// "" when P GPUs and NCCL are usable, else one line saying why not.
+// "" when P GPUs and NCCL are usable, else one line saying why not. Sets
+// NCCL_NVLS_ENABLE=0 in the process (docs/nccl-allreduce.md).
 std::string nccl_unavailable(int ranks);
 
 // Throws std::runtime_error with one line on a refusal, a failing rank or a
