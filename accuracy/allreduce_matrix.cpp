@@ -44,7 +44,8 @@ Cell cell_skeleton(const CellPlan& c) {
   cell.op = allreduce_op_name(c.mean);
   cell.dtype = cell.out_dtype = std::string(to_string(c.dtype));
   cell.accumulator = std::string(to_string(c.method));
-  cell.shape = fmt::format("{}/{}", to_string(c.algorithm), to_string(c.protocol));
+  // P in the shape's name too: the verdict and the tables show a line per P.
+  cell.shape = fmt::format("{}/{} P={}", to_string(c.algorithm), to_string(c.protocol), c.ranks);
   cell.distribution = c.distribution.name();
   cell.n = c.n;
   cell.seed = c.seed;
@@ -57,7 +58,7 @@ Cell cell_skeleton(const CellPlan& c) {
   cell.distinct_across_configs = 1;
   AllreduceProfile a;
   a.ranks = c.ranks;
-  a.algorithm = cell.shape.substr(0, cell.shape.find('/'));
+  a.algorithm = std::string(to_string(c.algorithm));
   a.protocol = std::string(to_string(c.protocol));
   a.method = cell.accumulator;
   cell.allreduce = a;
@@ -97,26 +98,40 @@ std::vector<int> reversed_holders(int ranks) {
   return h;
 }
 
-Cell model_cell(const CellPlan& c, const AllreduceSettings& s, unsigned threads) {
-  Cell cell = cell_skeleton(c);
-  const AllreduceProblem p = problem_of(c);
-  const AllreduceMethod m{c.method, c.algorithm, c.protocol, allreduce::default_topology(c.ranks, s.channels)};
-  const AllreduceScore score = score_allreduce(p, m, nullptr, threads);
-  fill_scores(cell, score);
-  cell.allreduce->channels = static_cast<int>(
-      allreduce::channel_parts(m.topology, c.algorithm, c.protocol, c.dtype, static_cast<std::size_t>(c.n)).size());
-  cell.runs = 1;
-  cell.distinct_results = 1;
-  if (s.permutations > 0 && c.ranks > 1) {
-    AllreduceProblem reversed = p;
-    reversed.holder = reversed_holders(c.ranks);
-    const AllreduceScore other = score_allreduce(reversed, m, nullptr, threads);
-    cell.permutations = 1;
-    cell.distinct_across_permutations = other.profile.digest == score.profile.digest ? 1 : 2;
+// Every cell of one problem on the CPU models, scored in one pass over its
+// tensors (each drawn once): the cells' orders, and each again with the
+// ranks' tensors reversed.
+std::vector<Cell> model_cells(const std::vector<CellPlan>& plans, const AllreduceSettings& s, unsigned threads) {
+  const AllreduceProblem p = problem_of(plans.front());
+  const bool permute = s.permutations > 0 && p.ranks > 1;
+  std::vector<AllreduceVariant> variants;
+  for (const CellPlan& c : plans) {
+    const AllreduceMethod m{c.method, c.algorithm, c.protocol, allreduce::default_topology(c.ranks, s.channels)};
+    variants.push_back({m, {}, nullptr});
+    if (permute) variants.push_back({m, reversed_holders(c.ranks), nullptr});
   }
-  cell.note = fmt::format("CPU model of NCCL 2.28's {} ({} channel{}, ring and chain 0..{})",
-                          to_string(c.algorithm), s.channels, s.channels == 1 ? "" : "s", c.ranks - 1);
-  return cell;
+  const std::vector<AllreduceScore> scores = score_allreduce(p, variants, threads);
+  std::vector<Cell> cells;
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    const CellPlan& c = plans[k];
+    const std::size_t v = permute ? 2 * k : k;
+    Cell cell = cell_skeleton(c);
+    fill_scores(cell, scores[v]);
+    cell.allreduce->channels = static_cast<int>(allreduce::channel_parts(variants[v].method.topology, c.algorithm,
+                                                                         c.protocol, c.dtype,
+                                                                         static_cast<std::size_t>(c.n))
+                                                    .size());
+    cell.runs = 1;
+    cell.distinct_results = 1;
+    if (permute) {
+      cell.permutations = 1;
+      cell.distinct_across_permutations = scores[v + 1].profile.digest == scores[v].profile.digest ? 1 : 2;
+    }
+    cell.note = fmt::format("CPU model of NCCL 2.28's {} ({} channel{}, ring and chain 0..{})",
+                            to_string(c.algorithm), s.channels, s.channels == 1 ? "" : "s", c.ranks - 1);
+    cells.push_back(std::move(cell));
+  }
+  return cells;
 }
 
 #if defined(ULPSCOPE_HAVE_NCCL) && ULPSCOPE_HAVE_NCCL
@@ -325,24 +340,26 @@ AllreduceMatrixRun run_allreduce_matrix(const AllreduceSettings& s, bool use_ncc
                 if (s.permutations > 0 && ranks > 1) reversed.assign(inputs.rbegin(), inputs.rend());
               }
 #endif
+              std::vector<CellPlan> plans;
               for (Method m : s.methods)
                 for (Algorithm a : s.algorithms)
-                  for (Protocol proto : s.protocols) {
-                    const CellPlan c{mean, d, m, a, proto, ranks, n, dist, seed};
+                  for (Protocol proto : s.protocols) plans.push_back({mean, d, m, a, proto, ranks, n, dist, seed});
 #if defined(ULPSCOPE_HAVE_NCCL) && ULPSCOPE_HAVE_NCCL
-                    if (use_nccl) {
-                      run.cells.push_back(nccl_cell(c, s, threads, inputs, reversed.empty() ? nullptr : &reversed));
-                      continue;
-                    }
+              if (use_nccl) {
+                for (const CellPlan& c : plans)
+                  run.cells.push_back(nccl_cell(c, s, threads, inputs, reversed.empty() ? nullptr : &reversed));
+                continue;
+              }
 #endif
-                    try {
-                      run.cells.push_back(model_cell(c, s, threads));
-                    } catch (const std::exception& e) {
-                      Cell failed = cell_skeleton(c);
-                      failed.status = std::string("failed: ") + e.what();
-                      run.cells.push_back(failed);
-                    }
-                  }
+              try {
+                for (Cell& c : model_cells(plans, s, threads)) run.cells.push_back(std::move(c));
+              } catch (const std::exception& e) {
+                for (const CellPlan& c : plans) {
+                  Cell failed = cell_skeleton(c);
+                  failed.status = std::string("failed: ") + e.what();
+                  run.cells.push_back(failed);
+                }
+              }
             }
   return run;
 }

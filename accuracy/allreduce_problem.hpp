@@ -59,8 +59,23 @@ struct AllreduceScore {
   std::optional<bool> matches_model;  // with a device output only
 };
 
-// Scores `device_output` (n values of the format, rank 0's result) when
-// given, else the model's own output. threads 0: every usable core.
+// One output of a problem to score: a method's model on the problem's
+// tensors held by the ranks as `holder` says (empty: p.holder), or the
+// device's output of it when given.
+struct AllreduceVariant {
+  AllreduceMethod method;
+  std::vector<int> holder;
+  const std::vector<double>* device_output = nullptr;
+};
+
+// Scores every variant in one pass over the ranks' tensors: each block of
+// elements is drawn once for all of them and its exact sums computed once
+// (the sum does not depend on the order). threads 0: every usable core.
+std::vector<AllreduceScore> score_allreduce(const AllreduceProblem& p, const std::vector<AllreduceVariant>& variants,
+                                            unsigned threads = 0);
+
+// One variant: `device_output` (n values of the format, rank 0's result)
+// when given, else the model's own output.
 AllreduceScore score_allreduce(const AllreduceProblem& p, const AllreduceMethod& m,
                                const std::vector<double>* device_output = nullptr, unsigned threads = 0);
 
