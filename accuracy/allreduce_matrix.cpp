@@ -117,8 +117,9 @@ std::vector<Cell> model_cells(const std::vector<CellPlan>& plans, const Allreduc
     const std::size_t v = permute ? 2 * k : k;
     Cell cell = cell_skeleton(c);
     fill_scores(cell, scores[v]);
+    const Dtype reduced = c.method == Method::upcast ? Dtype::fp32 : c.dtype;  // upcast reduces fp32
     cell.allreduce->channels = static_cast<int>(allreduce::channel_parts(variants[v].method.topology, c.algorithm,
-                                                                         c.protocol, c.dtype,
+                                                                         c.protocol, reduced,
                                                                          static_cast<std::size_t>(c.n))
                                                     .size());
     cell.runs = 1;
@@ -154,7 +155,9 @@ Cell nccl_cell(const CellPlan& c, const AllreduceSettings& s, unsigned threads,
   try {
     const allreduce::NcclResult got = allreduce::run_nccl_allreduce(r);
     std::string why;
-    const auto parsed = allreduce::parse_nccl_topology(got.nccl_log, c.ranks, &why);
+    const Dtype reduced = c.method == Method::upcast ? Dtype::fp32 : c.dtype;
+    const auto parsed = allreduce::parse_nccl_topology(
+        got.nccl_log, c.ranks, &why, static_cast<std::size_t>(c.n) * static_cast<std::size_t>(format_info(reduced).bits / 8));
     if (!parsed) throw std::runtime_error("NCCL's log: " + why);
     const AllreduceProblem p = problem_of(c);
     const std::vector<double> output = values_from_bits(got.output, c.dtype, static_cast<std::size_t>(c.n));

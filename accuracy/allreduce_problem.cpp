@@ -49,6 +49,10 @@ bool same_value_bits(double a, double b) {
   return x == y;
 }
 
+// The type NCCL reduces: upcast all-reduces the widened fp32 array, which
+// NCCL splits by fp32's size.
+Dtype reduced_dtype(Dtype d, Method m) { return m == Method::upcast ? Dtype::fp32 : d; }
+
 struct ElementScore {
   std::optional<double> error;
   bool correct = false;
@@ -112,7 +116,7 @@ std::vector<AllreduceScore> score_allreduce(const AllreduceProblem& p, const std
       throw std::invalid_argument(fmt::format("the device gave {} elements for n = {}", var.device_output->size(), n));
     Plan& plan = plans[v];
     const AllreduceMethod& m = var.method;
-    plan.segments = allreduce::fold_segments(m.topology, m.algorithm, m.protocol, p.dtype, n);
+    plan.segments = allreduce::fold_segments(m.topology, m.algorithm, m.protocol, reduced_dtype(p.dtype, m.method), n);
     for (const auto& seg : plan.segments) {
       std::vector<int> order = allreduce::fold_order(m.topology, m.algorithm, seg);
       if (!holder.empty())

@@ -187,7 +187,8 @@ std::vector<int> fold_order(const Topology& t, Algorithm algorithm, const FoldSe
   return order;
 }
 
-std::optional<ParsedLog> parse_nccl_topology(std::string_view log, int ranks, std::string* error) {
+std::optional<ParsedLog> parse_nccl_topology(std::string_view log, int ranks, std::string* error,
+                                             std::size_t call_bytes) {
   auto fail = [&](const std::string& why) -> std::optional<ParsedLog> {
     if (error) *error = why;
     return std::nullopt;
@@ -243,7 +244,8 @@ std::optional<ParsedLog> parse_nccl_topology(std::string_view log, int ranks, st
       int lo = 0, hi = 0;
       std::string item(l.substr(at));
       if (std::sscanf(item.c_str(), "AllReduce: %ld Bytes -> Algo %31s proto %31s channel{Lo..Hi}={%d..%d}", &bytes,
-                      algo, proto, &lo, &hi) == 5) {
+                      algo, proto, &lo, &hi) == 5 &&
+          (call_bytes == 0 || bytes == static_cast<long>(call_bytes))) {
         out.algorithm = algo;
         out.protocol = proto;
         out.topology.channel_lo = lo;

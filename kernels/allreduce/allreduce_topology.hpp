@@ -65,15 +65,18 @@ std::vector<int> fold_order(const Topology& t, Algorithm algorithm, const FoldSe
 //   "Channel 00/08 : 0 1 2 3"                              (graph/rings.cc, rank 0's log)
 //   "Trees [0] 1/-1/-1->0->-1 [1] ..."                     (init.cc, one line per rank)
 //   "AllReduce: 268435456 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..7}"  (enqueue.cc, TUNING)
-// The last AllReduce line sets channel_lo and task_channels (the call's
-// channels). nullopt with the reason in *error when a ring, a tree or the
-// channel count is missing or inconsistent with `ranks`.
+// The last AllReduce line of `call_bytes` bytes (any size when 0) sets
+// channel_lo and task_channels (the call's channels): a runner that also
+// times NCCL's plain all-reduce of other data logs several calls. nullopt
+// with the reason in *error when a ring, a tree or the channel count is
+// missing or inconsistent with `ranks`.
 struct ParsedLog {
   Topology topology;
   std::string version;                   // "" when absent
   std::optional<std::string> algorithm;  // "RING", "TREE", as the TUNING line names them
   std::optional<std::string> protocol;   // "SIMPLE", "LL", "LL128"
 };
-std::optional<ParsedLog> parse_nccl_topology(std::string_view log, int ranks, std::string* error = nullptr);
+std::optional<ParsedLog> parse_nccl_topology(std::string_view log, int ranks, std::string* error = nullptr,
+                                             std::size_t call_bytes = 0);
 
 }  // namespace ulpscope::allreduce

@@ -261,11 +261,12 @@ constexpr const char* kFourGpuLog =
     "h100:4242:4250 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
     "h100:4242:4250 [0] NCCL INFO 2 coll channels, 2 collnet channels, 0 nvls channels, 2 p2p channels, 2 p2p "
     "channels per peer\n"
-    "h100:4242:4242 [0] NCCL INFO AllReduce: 268435456 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..1}\n";
+    "h100:4242:4242 [0] NCCL INFO AllReduce: 268435456 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..1}\n"
+    "h100:4242:4242 [0] NCCL INFO AllReduce: 1024 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n";
 
 TEST(AllreduceLog, ReadsRingsTreesAndTheCall) {
   std::string why;
-  const auto parsed = parse_nccl_topology(kFourGpuLog, 4, &why);
+  const auto parsed = parse_nccl_topology(kFourGpuLog, 4, &why, 268435456);
   ASSERT_TRUE(parsed) << why;
   EXPECT_EQ(parsed->version, "2.28.9+cuda13.0");
   ASSERT_EQ(parsed->topology.channels.size(), 2u);
@@ -276,6 +277,11 @@ TEST(AllreduceLog, ReadsRingsTreesAndTheCall) {
   EXPECT_EQ(parsed->topology.task_channels, 2);
   EXPECT_EQ(parsed->algorithm, "RING");
   EXPECT_EQ(parsed->protocol, "SIMPLE");
+  // Without a size the last call counts: the small LL one on one channel.
+  const auto last = parse_nccl_topology(kFourGpuLog, 4);
+  ASSERT_TRUE(last);
+  EXPECT_EQ(last->topology.task_channels, 1);
+  EXPECT_EQ(last->protocol, "LL");
 }
 
 TEST(AllreduceLog, RefusesWhatItCannotModel) {
