@@ -173,7 +173,8 @@ Cell nccl_cell(const CellPlan& c, const AllreduceSettings& s, unsigned threads,
     a.seconds = got.seconds;
     a.bus_bandwidth = got.bus_bandwidth;
     if (got.plain_seconds > 0) a.fraction_of_plain = got.seconds / got.plain_seconds;
-    a.nccl_version = parsed->version;
+    // The log's "NCCL version" line when it has one, else ncclGetVersion's number (22809 for 2.28.9).
+    a.nccl_version = !parsed->version.empty() ? parsed->version : fmt::to_string(got.nccl_version);
     cell.gbps = got.bus_bandwidth / 1e9;
     cell.throughput_n = c.n;
     if (reversed_inputs) {
@@ -184,7 +185,7 @@ Cell nccl_cell(const CellPlan& c, const AllreduceSettings& s, unsigned threads,
       cell.distinct_across_permutations = other.output == got.output ? 1 : 2;
     }
     if (!got.ranks_agree) cell.status = "failed: the ranks' outputs differ";
-    cell.note = fmt::format("NCCL {} through {} channel{}", parsed->version, a.channels, a.channels == 1 ? "" : "s");
+    cell.note = fmt::format("NCCL {} through {} channel{}", a.nccl_version, a.channels, a.channels == 1 ? "" : "s");
   } catch (const std::exception& e) {
     cell.status = std::string("failed: ") + e.what();
   }

@@ -93,6 +93,7 @@ std::vector<ChannelPart> channel_parts(const Topology& t, Algorithm algorithm, P
   const std::size_t elt = static_cast<std::size_t>(format_info(dtype).bits / 8);
   const std::size_t max_channels = t.channels.size();
   if (max_channels == 0 || t.task_channels < 1) throw std::invalid_argument("a topology without channels");
+  if (n == 0) return {};
   // scheduleCollTasksToPlan: one task alone in its plan, on channels from 0.
   const std::size_t task_traffic = std::max(kMinTrafficPerChannel, n * elt * 2);
   const std::size_t planned = std::min<std::size_t>(static_cast<std::size_t>(t.task_channels), max_channels);
