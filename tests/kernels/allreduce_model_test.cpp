@@ -122,6 +122,13 @@ TEST(AllreduceTopology, OneChannelIsOnePartWithNcclsChunk) {
   EXPECT_EQ(parts[0].offset, 0u);
   EXPECT_EQ(parts[0].count, std::size_t{1} << 20);
   EXPECT_EQ(parts[0].chunk_elements, 524288u);
+  // LL128: the 4.7 MB buffer's step, 614400 bytes, holds 15/16 data: 576000 bytes, 300 grains of 1920.
+  EXPECT_EQ(channel_parts(default_topology(4), Algorithm::ring, Protocol::ll128, Dtype::fp32, 1 << 20)[0]
+                .chunk_elements,
+            144000u);
+  // LL: 512 KiB / 8 steps, half of it data: 32 KiB.
+  EXPECT_EQ(channel_parts(default_topology(4), Algorithm::ring, Protocol::ll, Dtype::bf16, 1 << 20)[0].chunk_elements,
+            16384u);
   // The tree's SIMPLE chunk is one step: 512 KiB.
   EXPECT_EQ(channel_parts(default_topology(4), Algorithm::tree, Protocol::simple, Dtype::fp32, 1 << 20)[0]
                 .chunk_elements,
@@ -191,6 +198,30 @@ TEST(AllreduceModel, RingWithSeveralLoopsMatches) {
   EXPECT_EQ(parts[0].chunk_elements, 8192u);
   EXPECT_TRUE(same(model_output(inputs, t, Algorithm::ring, Protocol::ll, Dtype::fp32),
                    simulate_ring(inputs, t.channels[0].ring, 8192, Dtype::fp32)));
+}
+
+TEST(AllreduceModel, EachChannelFoldsItsPartOnItsOwnRing) {
+  // Two channels, two rings: each channel's part is a ring all-reduce of its own.
+  const int ranks = 3;
+  const std::size_t n = std::size_t{1} << 18;  // 1 MiB of traffic (2 n bytes of fp16): two parts of 2^17
+  Topology t = default_topology(ranks, 2);
+  t.channels[1].ring = {0, 2, 1};
+  const auto inputs = random_inputs(ranks, n, Dtype::fp16, 13);
+  const auto model = model_output(inputs, t, Algorithm::ring, Protocol::simple, Dtype::fp16);
+  const auto parts = channel_parts(t, Algorithm::ring, Protocol::simple, Dtype::fp16, n);
+  ASSERT_EQ(parts.size(), 2u);
+  for (const ChannelPart& part : parts) {
+    std::vector<std::vector<double>> slice;
+    for (const auto& row : inputs)
+      slice.emplace_back(row.begin() + static_cast<long>(part.offset),
+                         row.begin() + static_cast<long>(part.offset + part.count));
+    const auto ring = simulate_ring(slice, t.channels[static_cast<std::size_t>(part.channel)].ring,
+                                    part.chunk_elements, Dtype::fp16);
+    EXPECT_TRUE(same(std::vector<double>(model.begin() + static_cast<long>(part.offset),
+                                         model.begin() + static_cast<long>(part.offset + part.count)),
+                     ring))
+        << "channel " << part.channel;
+  }
 }
 
 TEST(AllreduceModel, TreeMatchesAChain) {
