@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "accuracy/allreduce_profile.hpp"
 #include "accuracy/scan_profile.hpp"
 
 namespace ulpscope {
@@ -52,6 +53,9 @@ struct Cell {
   std::string statistics_note;  // why a statistic's error is missing
   // cumsum: the error along the index (docs/spec.md, "Scans along the index"); nullopt elsewhere.
   std::optional<ScanProfile> scan;
+  // allreduce_sum/allreduce_mean: the per-element errors, P, algorithm,
+  // protocol, method and cost (docs/spec.md, "All-reduce across GPUs"); nullopt elsewhere.
+  std::optional<AllreduceProfile> allreduce;
   bool correctly_rounded = false;
   std::optional<bool> matches_model;  // null on the CPU backend
   // How many launch configurations were compared with the model (of

@@ -12,6 +12,8 @@ set(_ulpscope_exported
   accuracy_report accuracy_report)
 # The scans' models and kernels (kernels/CMakeLists.txt), which ulpscope_kernels links.
 list(APPEND _ulpscope_exported scan_model ulpscope_scan_model)
+# The all-reduce models (kernels/CMakeLists.txt), which ulpscope_accuracy links.
+list(APPEND _ulpscope_exported allreduce_model ulpscope_allreduce_model)
 if(TARGET ulpscope_scan_kernels)
   list(APPEND _ulpscope_exported scan_kernels ulpscope_scan_kernels)
 endif()

@@ -15,6 +15,7 @@
 #include <memory>
 #include <sstream>
 
+#include "accuracy/allreduce_matrix.hpp"
 #include "accuracy/evaluate_kernel.hpp"
 #include "accuracy/input_file.hpp"
 #include "accuracy/memory_budget.hpp"
@@ -24,6 +25,7 @@
 #include "accuracy/user_value.hpp"
 #include "kernels/gpu_backend.hpp"
 #include "plugin/kernel_lib.hpp"
+#include "reports/allreduce_run.hpp"
 #include "reports/cli_options.hpp"
 #include "reports/gate.hpp"
 #include "reports/json_report.hpp"
@@ -325,6 +327,51 @@ std::string why_nothing(const MatrixSettings& s, const std::vector<std::pair<std
                      fmt::join(s.sizes, ","), s.row_cols, text);
 }
 
+// --op allreduce_sum/allreduce_mean, or a baseline of them: the family's own
+// matrix (docs/spec.md, "All-reduce across GPUs"), then the same outputs and gate.
+int run_allreduce(const CliOptions& o, const std::optional<Report>& baseline) {
+  AllreduceSettings s;
+  std::string not_through_nccl;
+  bool nccl = false;
+  try {
+    s = baseline ? allreduce_settings_from_json(baseline->header.settings_json) : allreduce_settings_from(o);
+    if (const std::string why = allreduce_settings_problem(s); !why.empty()) throw std::invalid_argument(why);
+    nccl = allreduce_through_nccl(o.backend, s, &not_through_nccl);
+  } catch (const std::invalid_argument& e) {
+    throw UsageProblem(baseline ? o.baseline_path + ": " + e.what() : std::string(e.what()));
+  }
+  if (!not_through_nccl.empty() && !o.quiet)
+    std::cerr << "accuracy_report: all-reduce on the CPU models (" << not_through_nccl << ")\n";
+  Report report;
+  report.header.version = ULPSCOPE_VERSION;
+  report.header.git_commit = ULPSCOPE_GIT_COMMIT;
+  report.header.backend = nccl ? "cuda" : "cpu";
+  report.header.device = nccl ? "NCCL on this machine's GPUs" : "CPU models";
+  report.header.build_flags = ULPSCOPE_BUILD_FLAGS;
+  report.header.command_line = o.command_line;
+  report.header.started_at = now_iso8601();
+  report.header.settings_json = s.to_json();
+  const auto t0 = std::chrono::steady_clock::now();
+  AllreduceMatrixRun run = run_allreduce_matrix(s, nccl);
+  report.header.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  report.header.unavailable = std::move(run.unavailable);
+  if (!not_through_nccl.empty() && !report.header.unavailable.empty())
+    report.header.unavailable.front().second += " (" + not_through_nccl + ")";
+  report.cells = std::move(run.cells);
+  write_outputs(report, o, true);
+  std::size_t failed = 0;
+  for (const Cell& c : report.cells) failed += c.status != "ok";
+  if (failed) std::cerr << "accuracy_report: " << failed << " cell(s) failed (status \"failed: ...\")\n";
+  if (baseline) {
+    const GateOptions gate_options{o.ulp_tolerance.value_or(0), o.throughput_tolerance, o.label};
+    const GateResult g = run_gate(*baseline, report, gate_options);
+    std::cerr << g.markdown;
+    publish_gate_summary(g.markdown, o.gate_summary_path);
+    if (o.gate) return gate_exit_status(g);
+  }
+  return failed ? 1 : 0;
+}
+
 int run(const CliOptions& o) {
   check_outputs(o);
   if (o.gallery) return run_gallery(o);
@@ -340,7 +387,19 @@ int run(const CliOptions& o) {
     return o.gate ? g.status : 0;
   }
 
+  if (!o.allreduce.means.empty()) {
+    if (!o.baseline_path.empty()) throw UsageProblem("--baseline re-runs its own matrix: drop --op and its flags");
+    return run_allreduce(o, std::nullopt);
+  }
   std::optional<Report> baseline;
+  if (!o.baseline_path.empty()) {
+    Report b = read_report_file(o.baseline_path);
+    if (is_allreduce_settings_json(b.header.settings_json)) {
+      if (b.cells.empty())
+        throw UsageProblem(o.baseline_path + ": the baseline has no cells: a gate against it would compare nothing");
+      return run_allreduce(o, b);
+    }
+  }
   MatrixSettings settings = settings_from(o);
   std::optional<RecommendRequest> recommend_request;
   if (o.recommend) {

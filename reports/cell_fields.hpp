@@ -27,13 +27,15 @@ enum class TextForm : std::uint8_t {
 // bool; int, std::int64_t (integers >= 0); std::uint64_t; std::optional of
 // these (null where absent); std::optional<double> (a metric: null where
 // undefined or non-finite, the reason then in error_note);
-// std::optional<ScanProfile> (the object of reports/scan_json.hpp, or null).
+// std::optional<ScanProfile> (the object of reports/scan_json.hpp, or null);
+// std::optional<AllreduceProfile> (the object of reports/allreduce_json.hpp, or null).
 template <class Record>
 struct Field {
   using Member = std::variant<std::string Record::*, bool Record::*, int Record::*, std::int64_t Record::*,
                               std::uint64_t Record::*, std::optional<bool> Record::*,
                               std::optional<int> Record::*, std::optional<std::int64_t> Record::*,
-                              std::optional<double> Record::*, std::optional<ScanProfile> Record::*>;
+                              std::optional<double> Record::*, std::optional<ScanProfile> Record::*,
+                              std::optional<AllreduceProfile> Record::*>;
   // The JSON key; "reference.rounded" is the key "rounded" of the object
   // "reference". The CSV column is the key with '_' for '.'.
   const char* key;
@@ -98,6 +100,7 @@ inline constexpr Field<Cell> kCellFields[] = {
      .may_be_absent = true},
     {.key = "statistics_note", .member = &Cell::statistics_note, .may_be_absent = true},
     {.key = "scan", .member = &Cell::scan, .may_be_absent = true, .omit_null = true, .in_csv = false},
+    {.key = "allreduce", .member = &Cell::allreduce, .may_be_absent = true, .omit_null = true, .in_csv = false},
     {.key = "error_note", .member = &Cell::error_note, .exported = error_note_for_export},
     {.key = "correctly_rounded", .member = &Cell::correctly_rounded},
     {.key = "matches_model", .member = &Cell::matches_model},

@@ -211,6 +211,7 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
   const MatrixSettings normal = default_matrix(false), full = default_matrix(true);
 
   std::vector<std::string> dtypes, ops, accs, shapes, sizes, seeds;
+  AllreduceCliText allreduce_text;
   std::string throughput_n, eps;
   std::string backend = "auto", out_dtype, saturation, axis, recommend, rows, cols;
   const auto list = [&](const char* name, std::vector<std::string>& into, const std::string& help) {
@@ -220,7 +221,9 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
        "Input formats: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2, fp8 (both), all " +
            defaults(joined(normal.dtypes), joined(full.dtypes)))
       ->group("Matrix");
-  list("--op", ops, "Ops: " + names_of(kOpNames) + " " + defaults(op_names(normal.ops), op_names(full.ops)))
+  list("--op", ops,
+       "Ops: " + names_of(kOpNames) + " " + defaults(op_names(normal.ops), op_names(full.ops)) +
+           "; the all-reduce family, alone: allreduce_sum, allreduce_mean")
       ->group("Matrix");
   list("--accumulator", accs,
        "Accumulators: " + names_of(kAccumulatorNames) + " (default: all)")
@@ -264,6 +267,8 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
                  "Repeated runs per launch configuration " + defaults(fmt::to_string(normal.runs), fmt::to_string(full.runs)))
       ->check(CLI::Range(1, kMaxRuns))
       ->group("Matrix");
+
+  add_allreduce_options(app, allreduce_text);
 
   app.add_option("--throughput-n", throughput_n,
                  "Measure each GPU kernel's throughput at this many elements, once, where smaller cells cannot "
@@ -353,6 +358,11 @@ std::variant<CliOptions, CliExit> parse_cli(int argc, const char* const* argv) {
   try {
     app.parse(argc, argv);
     o.dtypes = parse_dtypes(dtypes);
+    try {
+      o.allreduce = parse_allreduce_options(allreduce_text, ops);  // takes the family's names out of ops
+    } catch (const std::invalid_argument& e) {
+      throw UsageError{e.what()};
+    }
     o.ops = parse_list(kOpNames, "--op", ops);
     o.accumulators = parse_list(kAccumulatorNames, "--accumulator", accs);
     // The seed gallery's teaching kernels run only when named (docs/gallery.md).

@@ -13,6 +13,7 @@
 #include "kernels/op.hpp"
 #include "kernels/reduction.hpp"
 #include "kernels/shape.hpp"
+#include "reports/allreduce_cli.hpp"
 #include "reports/budget_metric.hpp"
 
 namespace ulpscope {
@@ -25,6 +26,7 @@ struct CliOptions {
   // The matrix. Empty lists mean "the default matrix's" (or --full's).
   std::vector<Dtype> dtypes;
   std::vector<Op> ops;
+  AllreduceCli allreduce;  // --op allreduce_sum/allreduce_mean and the family's flags
   std::vector<Accumulator> accumulators;
   std::vector<Shape> shapes;
   std::vector<std::string> distributions;  // validated by accuracy/ (names may carry :param)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include <variant>
 
 #include "reports/cell_facts.hpp"
+#include "reports/allreduce_json.hpp"
 #include "reports/cell_fields.hpp"
 
 namespace ulpscope {
@@ -53,6 +55,9 @@ std::string field_text(const Field<Cell>&, const Cell&, const std::optional<T>& 
 std::string field_text(const Field<Cell>& f, const Cell&, const std::optional<ScanProfile>&) {
   throw std::logic_error(fmt::format("{} has no CSV column", f.key));
 }
+std::string field_text(const Field<Cell>& f, const Cell&, const std::optional<AllreduceProfile>&) {
+  throw std::logic_error(fmt::format("{} has no CSV column", f.key));
+}
 template <class T>
 std::string field_text(const Field<Cell>&, const Cell&, const T& v) {
   return fmt::to_string(v);
@@ -61,12 +66,18 @@ std::string field_text(const Field<Cell>&, const Cell&, const T& v) {
 }  // namespace
 
 void write_csv(const Report& report, std::ostream& out) {
+  // The all-reduce object's keys as allreduce_* columns, after the others,
+  // in reports that hold an all-reduce cell (other reports keep their columns).
+  const bool allreduce = std::any_of(report.cells.begin(), report.cells.end(),
+                                     [](const Cell& c) { return c.allreduce.has_value(); });
   std::string line;
   for (const Field<Cell>& f : kCellFields) {
     if (!f.in_csv) continue;
     if (!line.empty()) line += ',';
     line += csv_column(f.key);
   }
+  if (allreduce)
+    for (const auto& [column, text] : allreduce_csv_columns(nullptr)) line += ',' + column;
   out << line << "\r\n";
   for (const Cell& c : report.cells) {
     line.clear();
@@ -77,6 +88,9 @@ void write_csv(const Report& report, std::ostream& out) {
       first = false;
       line += field(std::visit([&](auto member) { return field_text(f, c, c.*member); }, f.member));
     }
+    if (allreduce)
+      for (const auto& [column, text] : allreduce_csv_columns(c.allreduce ? &*c.allreduce : nullptr))
+        line += ',' + field(text);
     out << line << "\r\n";
   }
 }

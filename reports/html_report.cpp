@@ -20,6 +20,7 @@
 #include "reports/cell_facts.hpp"
 #include "reports/html_assets.hpp"
 #include "reports/html_views.hpp"
+#include "reports/allreduce_chart.hpp"
 #include "reports/scan_chart.hpp"
 #include "reports/verdict.hpp"
 
@@ -262,7 +263,8 @@ void write_html(const Report& report, std::ostream& out) {
       << "<section id=\"" << kHtmlViewIds[2] << "\"><h2>Accuracy against throughput</h2>\n" << view3
       << "</section>\n"
       << "<section id=\"" << kHtmlViewIds[3] << "\"><h2>Determinism</h2>\n" << determinism(cells) << "</section>\n"
-      << scan_section(cells)  // cumsum cells only
+      << scan_section(cells)       // cumsum cells only
+      << allreduce_section(cells)  // all-reduce cells only
       << "<section id=\"run\"><h2>Run and settings</h2>\n<div class=\"kv-tables\">"
       << "<table class=\"kv header\">\n" << run_rows << "</table>\n"
       << "<table class=\"kv settings\">\n<tr><th colspan=\"2\">settings</th></tr>\n" << settings_rows(h.settings_json)

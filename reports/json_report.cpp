@@ -16,6 +16,7 @@
 #include "formats/hex_float.hpp"
 #include "reports/cell_facts.hpp"
 #include "reports/cell_fields.hpp"
+#include "reports/allreduce_json.hpp"
 #include "reports/scan_json.hpp"
 #include "reports/verdict.hpp"
 
@@ -49,6 +50,10 @@ ojson field_to_json(const Field<Record>&, const Record&, const std::optional<T>&
 template <class Record>
 ojson field_to_json(const Field<Record>&, const Record&, const std::optional<ScanProfile>& v) {
   return v ? scan_to_json(*v) : ojson(nullptr);
+}
+template <class Record>
+ojson field_to_json(const Field<Record>&, const Record&, const std::optional<AllreduceProfile>& v) {
+  return v ? allreduce_to_json(*v) : ojson(nullptr);
 }
 template <class Record, class T>
 ojson field_to_json(const Field<Record>&, const Record&, const T& v) { return v; }
@@ -234,6 +239,19 @@ void read_field(const Fields& obj, std::string_view key, const Field<Record>& f,
   if (v.is_null()) return;
   try {
     into = scan_from_json(v);
+  } catch (const std::invalid_argument& e) {
+    obj.fail(obj.where(key), e.what());
+  }
+}
+template <class Record>
+void read_field(const Fields& obj, std::string_view key, const Field<Record>& f,
+                std::optional<AllreduceProfile>& into) {
+  into.reset();
+  if (f.may_be_absent && !obj.has(key)) return;
+  const nlohmann::json& v = obj.need(key);
+  if (v.is_null()) return;
+  try {
+    into = allreduce_from_json(v);
   } catch (const std::invalid_argument& e) {
     obj.fail(obj.where(key), e.what());
   }

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <vector>
 
+#include "reports/allreduce_chart.hpp"
 #include "reports/cell_facts.hpp"
 #include "reports/input_answer.hpp"
 #include "reports/verdict.hpp"
@@ -158,6 +159,7 @@ void write_markdown(const Report& report, std::ostream& out, const MarkdownOptio
     return;
   }
   md += verdict_table(cells, options.max_chars > kRoomAfterVerdict ? options.max_chars - kRoomAfterVerdict : 0);
+  md += allreduce_markdown(cells);  // all-reduce cells only
 
   // The worst cells by ULP error, then those without one, then the rest folded.
   std::vector<bool> listed(order.size(), false);

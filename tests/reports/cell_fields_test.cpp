@@ -130,6 +130,8 @@ TEST(CellFields, CellKeyIsTheIdentityFields) {
             b.*member = true;
           } else if constexpr (std::is_same_v<T, std::optional<ScanProfile>>) {
             b.*member = ScanProfile{};
+          } else if constexpr (std::is_same_v<T, std::optional<AllreduceProfile>>) {
+            b.*member = AllreduceProfile{};
           } else if constexpr (std::is_arithmetic_v<T>) {
             b.*member = a.*member + 1;
           } else {
