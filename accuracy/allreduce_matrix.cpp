@@ -152,6 +152,7 @@ Cell nccl_cell(const CellPlan& c, const AllreduceSettings& s, unsigned threads,
   r.n = static_cast<std::size_t>(c.n);
   r.inputs = &inputs;
   r.runs = s.runs;
+  r.channels = s.nccl_channels;
   try {
     const allreduce::NcclResult got = allreduce::run_nccl_allreduce(r);
     std::string why;
@@ -218,6 +219,7 @@ std::string AllreduceSettings::to_json() const {
       {"sizes", sizes},
       {"seeds", seeds},
       {"channels", channels},
+      {"nccl_channels", nccl_channels},
       {"permutations", permutations},
       {"runs", runs},
   };
@@ -293,6 +295,7 @@ AllreduceSettings allreduce_settings_from_json(const std::string& json) {
     s.seeds.push_back(v.get<std::uint64_t>());
   }
   s.channels = small("channels");
+  if (j.contains("nccl_channels")) s.nccl_channels = small("nccl_channels");
   s.permutations = small("permutations");
   s.runs = small("runs");
   return s;
@@ -316,6 +319,8 @@ std::string allreduce_settings_problem(const AllreduceSettings& s) {
   for (std::int64_t n : s.sizes)
     if (n < 1 || n > (std::int64_t(1) << 34)) return fmt::format("--n {}: an all-reduce takes 1 to 2^34 elements a rank", n);
   if (s.channels < 1 || s.channels > 64) return fmt::format("--channels {}: NCCL has 1 to 64 channels", s.channels);
+  if (s.nccl_channels < 0 || s.nccl_channels > 64)
+    return fmt::format("nccl_channels {}: NCCL has 1 to 64 channels (0: its own choice)", s.nccl_channels);
   if (s.runs < 1 || s.runs > 1000) return fmt::format("--runs {}: 1 to 1000", s.runs);
   return "";
 }

@@ -31,7 +31,8 @@ struct AllreduceSettings {
   std::vector<std::int64_t> sizes = {std::int64_t(1) << 16};  // elements per rank
   std::vector<DistributionSpec> distributions = {{Distribution::normal, {}}, {Distribution::uniform, {}}};
   std::vector<std::uint64_t> seeds = {1};
-  int channels = 1;      // the CPU models' channels (NCCL picks its own)
+  int channels = 1;       // the CPU models' channels
+  int nccl_channels = 0;  // through NCCL: the channels pinned (--channels), 0 for NCCL's own choice
   int permutations = 1;  // the ranks' tensors in reverse order: order reproducibility
   int runs = 3;          // all-reduces per cell through NCCL
   // The report header's settings: {"family": "allreduce", ...}.

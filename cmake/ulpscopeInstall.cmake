@@ -14,6 +14,8 @@ set(_ulpscope_exported
 list(APPEND _ulpscope_exported scan_model ulpscope_scan_model)
 # The all-reduce models (kernels/CMakeLists.txt), which ulpscope_accuracy links.
 list(APPEND _ulpscope_exported allreduce_model ulpscope_allreduce_model)
+# The NCCL runner, or its stand-in without NCCL (kernels/allreduce/nccl), which ulpscope_accuracy links.
+list(APPEND _ulpscope_exported nccl ulpscope_nccl)
 if(TARGET ulpscope_scan_kernels)
   list(APPEND _ulpscope_exported scan_kernels ulpscope_scan_kernels)
 endif()

@@ -52,7 +52,7 @@ void add_allreduce_options(CLI::App& app, AllreduceCliText& text) {
   list("--method", text.methods,
        "What is all-reduced: plain (the inputs), upcast (in fp32, rounded once), exact (correctly rounded) "
        "(default all three)");
-  app.add_option("--channels", text.channels, "Channels of the CPU models of NCCL's orders, 1 to 64 (default 1)")
+  app.add_option("--channels", text.channels, "Channels, 1 to 64: the CPU models' (default 1), and through NCCL pinned with NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS (default: NCCL's choice)")
       ->type_name("K")
       ->group("All-reduce");
 }

@@ -33,7 +33,7 @@ AllreduceSettings allreduce_settings_from(const CliOptions& o) {
   if (!o.allreduce.algorithms.empty()) s.algorithms = o.allreduce.algorithms;
   if (!o.allreduce.protocols.empty()) s.protocols = o.allreduce.protocols;
   if (!o.allreduce.ranks.empty()) s.ranks = o.allreduce.ranks;
-  if (o.allreduce.channels) s.channels = *o.allreduce.channels;
+  if (o.allreduce.channels) s.channels = s.nccl_channels = *o.allreduce.channels;
   if (!o.distributions.empty()) {
     s.distributions.clear();
     for (const auto& text : o.distributions) {

@@ -328,7 +328,8 @@ NcclResult run_nccl_allreduce(const NcclRequest& q) {
   validate(q);
   NcclResult result;
   ncclGetVersion(&result.nccl_version);
-  Communicators comms(q.ranks, algorithm_name(q.algorithm), protocol_name(q.protocol), q.timeout_s, job_name(q));
+  Communicators comms(q.ranks, algorithm_name(q.algorithm), protocol_name(q.protocol), q.channels, q.timeout_s,
+                      job_name(q));
   std::vector<RankBuffers> buffers(q.ranks);
   Runner runner(q, comms);
   try {

@@ -26,6 +26,9 @@ struct NcclRequest {
   Algorithm algorithm = Algorithm::ring;
   Protocol protocol = Protocol::simple;
   int ranks = 2;
+  // > 0: NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS = channels while the
+  // communicators are made; 0: the channels NCCL chooses.
+  int channels = 0;
   std::size_t n = 0;                                             // elements per rank
   const std::vector<std::vector<std::uint8_t>>* inputs = nullptr;  // ranks x (n * bytes of dtype), raw bits
   int runs = 3;  // repeated all-reduces whose results are compared (the first `runs` of the repetitions)

@@ -79,10 +79,11 @@ Clock::time_point Communicators::deadline() const {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
 }
 
-Communicators::Communicators(int ranks, const char* algo, const char* proto, double timeout_s, std::string what)
+Communicators::Communicators(int ranks, const char* algo, const char* proto, int channels, double timeout_s,
+                             std::string what)
     : comms_(ranks, nullptr), streams_(ranks, nullptr), timeout_s_(timeout_s), what_(std::move(what)) {
   try {
-    create(algo, proto);
+    create(algo, proto, channels);
   } catch (...) {
     abort();  // a constructor that throws runs no destructor
     destroy_streams();
@@ -90,7 +91,7 @@ Communicators::Communicators(int ranks, const char* algo, const char* proto, dou
   }
 }
 
-void Communicators::create(const char* algo, const char* proto) {
+void Communicators::create(const char* algo, const char* proto, int channels) {
   const int ranks = int(comms_.size());
   prepare_nccl_environment();
   if (!nccl_log_path().empty()) log_start_ = file_size(nccl_log_path());
@@ -102,6 +103,14 @@ void Communicators::create(const char* algo, const char* proto) {
   // which a non-blocking init may finish after ncclGroupEnd returns: they
   // stay set until the communicators are ready.
   ScopedEnv algo_env("NCCL_ALGO", algo), proto_env("NCCL_PROTO", proto);
+  // One channel count, so that a call is planned on all of them (the CPU
+  // models recompute NCCL's split from it: docs/spec.md, "All-reduce across GPUs").
+  const std::string pinned = std::to_string(channels);
+  std::optional<ScopedEnv> min_channels, max_channels;
+  if (channels > 0) {
+    min_channels.emplace("NCCL_MIN_NCHANNELS", pinned.c_str());
+    max_channels.emplace("NCCL_MAX_NCHANNELS", pinned.c_str());
+  }
   ncclUniqueId id;
   ncclResult_t res = ncclGetUniqueId(&id);
   if (res != ncclSuccess) fail("ncclGetUniqueId", ncclGetErrorString(res));

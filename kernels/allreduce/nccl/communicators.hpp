@@ -25,10 +25,11 @@ using Clock = std::chrono::steady_clock;
 class Communicators {
  public:
   // Communicators on devices 0 .. ranks - 1, created with NCCL_ALGO and
-  // NCCL_PROTO set to algo and proto (restored after). Every wait (the
+  // NCCL_PROTO set to algo and proto, and, where channels > 0,
+  // NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS to channels (restored after). Every wait (the
   // creation, each group's enqueueing, each finish) gets timeout_s; what: the
   // one-line name of the job for messages.
-  Communicators(int ranks, const char* algo, const char* proto, double timeout_s, std::string what);
+  Communicators(int ranks, const char* algo, const char* proto, int channels, double timeout_s, std::string what);
   ~Communicators();
   Communicators(const Communicators&) = delete;
   Communicators& operator=(const Communicators&) = delete;
@@ -52,7 +53,7 @@ class Communicators {
 
  private:
   void wait_ready(const char* step);
-  void create(const char* algo, const char* proto);
+  void create(const char* algo, const char* proto, int channels);
   void destroy_streams() noexcept;
   Clock::time_point deadline() const;
   std::vector<ncclComm_t> comms_;
