@@ -7,7 +7,7 @@
 #                          it loads an instrumented module: ASan must see every
 #                          allocation from the start (its "runtime does not come
 #                          first" check).
-include_guard(GLOBAL)
+# Included by each folder that needs them (the variables are the folder's).
 
 set(ULPSCOPE_ASAN OFF)
 set(ULPSCOPE_ASAN_RUNTIME "")
