@@ -14,6 +14,7 @@
 #include "accuracy/metrics.hpp"
 #include "reference/exact_prefix.hpp"
 #include "reference/exact_sum.hpp"
+#include "reference/mpfr_thread_caches.hpp"
 #include "reference/usable_cores.hpp"
 
 namespace ulpscope {
@@ -108,6 +109,7 @@ ProblemReference compute_problem_reference(const ReductionProblem& p, Dtype out_
   std::vector<Part> parts(threads);
   std::vector<std::exception_ptr> errors(threads);
   auto run_part = [&](unsigned t) {
+    free_mpfr_caches_at_thread_exit();
     try {
       for (std::int64_t j = lines * t / threads; j < lines * (t + 1) / threads; ++j) line_reference(j, parts[t]);
     } catch (...) {

@@ -30,6 +30,7 @@
 #include "kernels/gpu_backend.hpp"
 #include "kernels/index_permutation.hpp"
 #include "kernels/model.hpp"
+#include "reference/mpfr_thread_caches.hpp"
 
 namespace ulpscope {
 namespace {
@@ -536,6 +537,7 @@ MatrixRun run_matrix(const MatrixSettings& s, GpuBackend* gpu, const MatrixProgr
   std::vector<std::vector<Cell>> per_input(inputs);
   std::atomic<std::size_t> next{0};
   auto run_inputs = [&] {
+    free_mpfr_caches_at_thread_exit();
     for (std::size_t j; (j = next.fetch_add(1)) < inputs;) {
       std::vector<Cell>& cells = per_input[j];
       try {

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "reference/mpfr_thread_caches.hpp"
 #include "reference/usable_cores.hpp"
 
 namespace ulpscope {
@@ -35,7 +36,10 @@ class WorkPool {
     using R = std::invoke_result_t<F>;
     auto task = std::make_shared<std::packaged_task<R()>>(std::move(f));
     std::future<R> done = task->get_future();
-    boost::asio::post(pool_, [task] { (*task)(); });
+    boost::asio::post(pool_, [task] {
+      free_mpfr_caches_at_thread_exit();  // the pool's threads compute references
+      (*task)();
+    });
     return done;
   }
 

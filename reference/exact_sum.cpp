@@ -171,7 +171,7 @@ BlockStats fill_terms(const T* __restrict x, const T* __restrict y, double* __re
   VecU64 an = ~VecU64{};
   for (std::size_t i = 0; i < kBlock; i += kStep) {
     VecD v[kStep / kLanes];
-    terms32<T, K>(x + i, y + i, v, raw_max);
+    terms32<T, K>(x + i, is_product(K) ? y + i : nullptr, v, raw_max);
     for (std::size_t j = 0; j < kStep / kLanes; ++j) {
       std::memcpy(t + i + j * kLanes, &v[j], sizeof v[j]);
       const VecU64 b = (VecU64)v[j];
@@ -281,7 +281,7 @@ FirstLevel first_level(const T* __restrict x, const T* __restrict y) {
   VecU32 raw_max = {};  // checked above already
   for (std::size_t i = 0; i < kBlock; i += kStep) {
     VecD v[kStep / kLanes];
-    terms32<T, K>(x + i, y + i, v, raw_max);
+    terms32<T, K>(x + i, is_product(K) ? y + i : nullptr, v, raw_max);
     for (std::size_t j = 0; j < kStep / kLanes; ++j)
       level8(v[j], j % 2 ? s1 : s0, j % 2 ? u1 : u0);
   }
@@ -327,7 +327,7 @@ double grid_sum(const T* __restrict x, const T* __restrict y, std::size_t n, std
   VecU32 rm = {};
   for (std::size_t i = 0; i < n; i += kStep) {
     VecD v[kStep / kLanes];
-    terms32<T, K>(x + i, y + i, v, rm);
+    terms32<T, K>(x + i, is_product(K) ? y + i : nullptr, v, rm);
     for (std::size_t j = 0; j < kStep / kLanes; ++j) s[j] += v[j];
   }
   *raw_max = std::uint32_t(reduce_max(__builtin_convertvector(rm, VecU64)));

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "reference/exact_sum.hpp"
+#include "reference/mpfr_thread_caches.hpp"
 #include "reference/round_to_format.hpp"
 #include "reference/ziv.hpp"
 #include "reference/usable_cores.hpp"
@@ -256,7 +257,10 @@ Reference logsumexp_reference(const TypedArray& x, OutputFormat out) {
     }
     std::vector<std::thread> workers;
     for (std::size_t k = 1; k < parts; ++k)
-      workers.emplace_back([&, k] { exps(v.size() * k / parts, v.size() * (k + 1) / parts, partials[k]); });
+      workers.emplace_back([&, k] {
+        free_mpfr_caches_at_thread_exit();
+        exps(v.size() * k / parts, v.size() * (k + 1) / parts, partials[k]);
+      });
     exps(0, v.size() / parts, partials[0]);
     for (auto& w : workers) w.join();
     std::vector<mpfr_ptr> ptrs;
