@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "accuracy/allreduce_problem.hpp"
+#include "kernels/allreduce/allreduce_model.hpp"
 #include "kernels/allreduce/allreduce_names.hpp"
 #include "kernels/allreduce/allreduce_topology.hpp"
 
@@ -117,7 +118,7 @@ std::vector<Cell> model_cells(const std::vector<CellPlan>& plans, const Allreduc
     const std::size_t v = permute ? 2 * k : k;
     Cell cell = cell_skeleton(c);
     fill_scores(cell, scores[v]);
-    const Dtype reduced = c.method == Method::upcast ? Dtype::fp32 : c.dtype;  // upcast reduces fp32
+    const Dtype reduced = c.method == Method::upcast ? allreduce::upcast_dtype(c.dtype) : c.dtype;
     cell.allreduce->channels = static_cast<int>(allreduce::channel_parts(variants[v].method.topology, c.algorithm,
                                                                          c.protocol, reduced,
                                                                          static_cast<std::size_t>(c.n))
@@ -156,7 +157,7 @@ Cell nccl_cell(const CellPlan& c, const AllreduceSettings& s, unsigned threads,
   try {
     const allreduce::NcclResult got = allreduce::run_nccl_allreduce(r);
     std::string why;
-    const Dtype reduced = c.method == Method::upcast ? Dtype::fp32 : c.dtype;
+    const Dtype reduced = c.method == Method::upcast ? allreduce::upcast_dtype(c.dtype) : c.dtype;
     const auto parsed = allreduce::parse_nccl_topology(
         got.nccl_log, c.ranks, &why, static_cast<std::size_t>(c.n) * static_cast<std::size_t>(format_info(reduced).bits / 8));
     if (!parsed) throw std::runtime_error("NCCL's log: " + why);

@@ -49,9 +49,9 @@ bool same_value_bits(double a, double b) {
   return x == y;
 }
 
-// The type NCCL reduces: upcast all-reduces the widened fp32 array, which
-// NCCL splits by fp32's size.
-Dtype reduced_dtype(Dtype d, Method m) { return m == Method::upcast ? Dtype::fp32 : d; }
+// The type NCCL reduces: upcast all-reduces the widened array (fp64 for fp32
+// inputs, else fp32), which NCCL splits by that type's size.
+Dtype reduced_dtype(Dtype d, Method m) { return m == Method::upcast ? allreduce::upcast_dtype(d) : d; }
 
 struct ElementScore {
   std::optional<double> error;

@@ -17,7 +17,8 @@ namespace {
 // rounding innocuous?", 1995).
 template <Dtype D>
 double round_into(double x) {
-  if constexpr (D == Dtype::fp32) return static_cast<double>(static_cast<float>(x));
+  if constexpr (D == Dtype::fp64) return x;
+  else if constexpr (D == Dtype::fp32) return static_cast<double>(static_cast<float>(x));
   else if constexpr (D == Dtype::fp8_e4m3 || D == Dtype::fp8_e5m2)
     return typename StorageOf<D>::type(Fp16(x).to_double(), Saturation::satfinite).to_double();
   else return typename StorageOf<D>::type(x).to_double();
@@ -38,16 +39,25 @@ void fold_typed(const FoldArithmetic& a, const std::vector<int>& order, const do
     for (std::size_t i = 0; i < count; ++i) out[i] = round_into<D>(out[i] + input(order[k], i));
 }
 
-// fp32 fold, then one rounding to the input format.
+// As the runner does it (kernels/allreduce/nccl/allreduce_kernels.cu, widen
+// and round_wide): the inputs widened (fp32 to fp64, the narrower formats to
+// fp32), summed by NCCL in the wide type in its order, the mean divided by P
+// in double (the runner's scaling by 2^-log2(P) for a power of two P rounds
+// the same real number), then one rounding to the format.
 void fold_upcast(const FoldArithmetic& a, const std::vector<int>& order, const double* values, std::size_t stride,
                  std::size_t count, double* out) {
-  fold_typed<Dtype::fp32>(FoldArithmetic{Dtype::fp32, a.mean, Method::plain, a.ranks}, order, values, stride, count,
-                          out);
+  const Dtype wide = upcast_dtype(a.dtype);
+  const FoldArithmetic sum{wide, false, Method::plain, a.ranks};
+  if (wide == Dtype::fp64) fold_typed<Dtype::fp64>(sum, order, values, stride, count, out);
+  else fold_typed<Dtype::fp32>(sum, order, values, stride, count, out);
   const Saturation sat = is_fp8(a.dtype) ? Saturation::satfinite : Saturation::nosat;
-  for (std::size_t i = 0; i < count; ++i) out[i] = round_to_dtype(out[i], a.dtype, sat);
+  for (std::size_t i = 0; i < count; ++i)
+    out[i] = round_to_dtype(a.mean ? out[i] / double(a.ranks) : out[i], a.dtype, sat);
 }
 
 }  // namespace
+
+Dtype upcast_dtype(Dtype input) { return input == Dtype::fp32 ? Dtype::fp64 : Dtype::fp32; }
 
 double mean_scale(Dtype dtype, int ranks) {
   const float s = static_cast<float>(1.0 / ranks);
@@ -58,7 +68,7 @@ void fold_block(const FoldArithmetic& a, const std::vector<int>& order, const do
                 std::size_t count, double* out) {
   if (order.empty()) throw std::invalid_argument("an all-reduce over no ranks");
   if (a.method == Method::exact) throw std::invalid_argument("the exact all-reduce has no fold order");
-  if (a.method == Method::upcast && a.dtype != Dtype::fp32) return fold_upcast(a, order, values, stride, count, out);
+  if (a.method == Method::upcast) return fold_upcast(a, order, values, stride, count, out);
   switch (a.dtype) {
     case Dtype::fp32: return fold_typed<Dtype::fp32>(a, order, values, stride, count, out);
     case Dtype::fp16: return fold_typed<Dtype::fp16>(a, order, values, stride, count, out);

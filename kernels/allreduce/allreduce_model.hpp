@@ -12,8 +12,9 @@
 // ncclDevPreMulSum (enqueue.cc, hostToDevRedOp): every input is first
 // multiplied by s = T(float(1.0 / P)), rounded to T (fp8: the product in fp16,
 // then to fp8), then summed; there is no division at the end.
-// Method::upcast folds the same order in fp32 (the mean premultiplied by
-// float(1.0 / P) in fp32) and rounds once to T. Method::exact has no order:
+// Method::upcast widens the inputs (fp32 to fp64, the narrower formats to
+// fp32), folds them in NCCL's order for the wide type, divides the mean by P
+// in double, and rounds once to T. Method::exact has no order:
 // its model is the correctly rounded sum (mean), exact_allreduce below.
 #include <cstddef>
 #include <vector>
@@ -30,6 +31,9 @@ struct FoldArithmetic {
   Method method = Method::plain;  // plain or upcast
   int ranks = 2;
 };
+
+// The type upcast all-reduces an input format in: fp64 for fp32, else fp32.
+Dtype upcast_dtype(Dtype input);
 
 // The mean's premultiplier s as NCCL computes it for this format, as a double.
 double mean_scale(Dtype dtype, int ranks);

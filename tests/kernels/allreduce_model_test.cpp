@@ -277,6 +277,23 @@ TEST(AllreduceModel, UpcastRoundsOnceAtTheEnd) {
                std::invalid_argument);
 }
 
+TEST(AllreduceModel, UpcastOfFp32SumsInFp64) {
+  // 1 + 2^-24 + 2^-24: in fp32 each 2^-24 is a tie lost to even (1); in fp64
+  // both are kept and 1 + 2^-23 is an fp32 value. Its mean over 4 ranks (a
+  // fourth 0) divides the fp64 sum: (1 + 2^-23) / 4.
+  const double tiny = std::ldexp(1.0, -24);
+  const std::vector<double> rows = {1.0, tiny, tiny, 0.0};
+  double plain = 0, upcast = 0, mean = 0;
+  fold_block({Dtype::fp32, false, Method::plain, 4}, {0, 1, 2, 3}, rows.data(), 1, 1, &plain);
+  fold_block({Dtype::fp32, false, Method::upcast, 4}, {0, 1, 2, 3}, rows.data(), 1, 1, &upcast);
+  fold_block({Dtype::fp32, true, Method::upcast, 4}, {0, 1, 2, 3}, rows.data(), 1, 1, &mean);
+  EXPECT_EQ(plain, 1.0);
+  EXPECT_EQ(upcast, 1.0 + 2 * tiny);
+  EXPECT_EQ(mean, (1.0 + 2 * tiny) / 4);
+  EXPECT_EQ(upcast_dtype(Dtype::fp32), Dtype::fp64);
+  EXPECT_EQ(upcast_dtype(Dtype::bf16), Dtype::fp32);
+}
+
 // Log text in the formats of NCCL 2.28's INFO lines (rings.cc's "Channel
 // %02d/%02d :", init.cc's "Trees [%d] %d/%d/%d->%d->%d" and "%d coll
 // channels", enqueue.cc's TUNING line), with the transport lines that share
