@@ -27,7 +27,9 @@
 #include <vector>
 
 #include "formats/binary_format.hpp"
+#include "kernels/allreduce/nccl/element_bits.hpp"
 #include "kernels/allreduce/nccl_runner.hpp"
+#include "kernels/counter_rng.hpp"
 #include "reference/exact_real.hpp"
 #include "reference/round_to_format.hpp"
 
@@ -37,39 +39,8 @@ using namespace ulpscope;
 using namespace ulpscope::allreduce;
 using Tensor = std::vector<std::uint8_t>;
 
-std::size_t bytes_of(Dtype d) { return std::size_t(format_info(d).bits / 8); }
-
-std::uint32_t bits_at(const Tensor& t, Dtype d, std::size_t i) {
-  std::uint32_t b = 0;
-  std::memcpy(&b, t.data() + i * bytes_of(d), bytes_of(d));
-  return b;
-}
-
-double value_of(Dtype d, std::uint32_t b) {
-  switch (d) {
-    case Dtype::fp32: return decode<Fp32Format>(b);
-    case Dtype::fp16: return decode<Fp16Format>(b);
-    default: return decode<Bf16Format>(b);
-  }
-}
-
-std::uint32_t bits_of(Dtype d, double v) {
-  switch (d) {
-    case Dtype::fp32: return encode<Fp32Format>(v);
-    case Dtype::fp16: return encode<Fp16Format>(v);
-    default: return encode<Bf16Format>(v);
-  }
-}
-
-// Gradient-like data: normal values (Box-Muller on a counter hash, so that
-// threads fill their slices independently), seeded per tensor.
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
+// Gradient-like data: normal values (Box-Muller on SplitMix64 of a counter,
+// so that threads fill their slices independently), seeded per tensor.
 Tensor normal_tensor(Dtype d, std::size_t n, std::uint64_t seed) {
   Tensor t(n * bytes_of(d));
   const unsigned threads = std::max(1u, std::min(32u, std::thread::hardware_concurrency()));
@@ -77,7 +48,7 @@ Tensor normal_tensor(Dtype d, std::size_t n, std::uint64_t seed) {
   for (unsigned k = 0; k < threads; ++k)
     pool.emplace_back([&, k] {
       for (std::size_t i = k * n / threads; i < (k + 1) * n / threads; ++i) {
-        const std::uint64_t h = mix(seed * 0x100000001B3ull ^ i), g = mix(h);
+        const std::uint64_t h = mix64(kGoldenGamma + (seed * 0x100000001B3ull ^ i)), g = mix64(kGoldenGamma + h);
         const double u1 = (double(h >> 11) + 1.0) * 0x1p-53, u2 = double(g >> 11) * 0x1p-53;
         const double v = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
         const std::uint32_t b = bits_of(d, v);
@@ -88,10 +59,6 @@ Tensor normal_tensor(Dtype d, std::size_t n, std::uint64_t seed) {
   return t;
 }
 
-Tensor negated(Dtype d, Tensor t) {
-  for (std::size_t i = bytes_of(d) - 1; i < t.size(); i += bytes_of(d)) t[i] ^= 0x80;
-  return t;
-}
 
 // An integer that orders finite values as their values (for ULP distances).
 std::int64_t ordered(Dtype d, std::uint32_t b) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "formats/binary_format.hpp"
+#include "kernels/allreduce/nccl/element_bits.hpp"
 #include "kernels/allreduce/nccl_runner.hpp"
 #include "reference/exact_real.hpp"
 #include "reference/round_to_format.hpp"
@@ -25,29 +26,6 @@ namespace {
 
 using Tensors = std::vector<std::vector<std::uint8_t>>;
 
-std::size_t bytes_of(Dtype d) { return std::size_t(format_info(d).bits / 8); }
-
-std::uint32_t bits_at(const std::vector<std::uint8_t>& t, Dtype d, std::size_t i) {
-  std::uint32_t b = 0;
-  std::memcpy(&b, t.data() + i * bytes_of(d), bytes_of(d));
-  return b;
-}
-
-double value_of(Dtype d, std::uint32_t b) {
-  switch (d) {
-    case Dtype::fp32: return decode<Fp32Format>(b);
-    case Dtype::fp16: return decode<Fp16Format>(b);
-    default: return decode<Bf16Format>(b);
-  }
-}
-
-std::uint32_t bits_of(Dtype d, double v) {
-  switch (d) {
-    case Dtype::fp32: return encode<Fp32Format>(v);
-    case Dtype::fp16: return encode<Fp16Format>(v);
-    default: return encode<Bf16Format>(v);
-  }
-}
 
 bool is_nan(Dtype d, std::uint32_t b) { return std::isnan(value_of(d, b)); }
 
@@ -84,10 +62,6 @@ std::vector<std::uint8_t> draw_tensor(Dtype d, std::size_t n, std::uint64_t seed
   return t;
 }
 
-std::vector<std::uint8_t> negated(Dtype d, std::vector<std::uint8_t> t) {
-  for (std::size_t i = bytes_of(d) - 1; i < t.size(); i += bytes_of(d)) t[i] ^= 0x80;  // the sign bit (little endian)
-  return t;
-}
 
 int gpus_usable() {
   for (int p = 8; p >= 1; --p)
