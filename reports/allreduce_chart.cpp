@@ -8,22 +8,10 @@
 #include <set>
 #include <tuple>
 
+#include "reports/html_views.hpp"
+
 namespace ulpscope {
 namespace {
-
-std::string escaped(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 bool is_allreduce(const Cell& c) { return c.allreduce.has_value() && c.status == "ok"; }
 
@@ -88,7 +76,7 @@ std::string allreduce_section(const std::vector<Cell>& cells) {
     plots += fmt::format(
         "<div><div class=\"plot-title\">{} {}</div><div class=\"plot-box\"><canvas id=\"{}\" "
         "class=\"ulpscope-plot\" data-view=\"allreduce-error\"></canvas></div></div>\n",
-        escaped(k.first), escaped(k.second), chart_id);
+        html::html_text(k.first), html::html_text(k.second), chart_id);
   }
   plots += "</div>\n";
   std::string json = nlohmann::json({{"floor", kAllreduceUlpFloor}, {"charts", charts}}).dump();

@@ -7,22 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "reports/html_views.hpp"
+
 namespace ulpscope {
 namespace {
-
-std::string escaped(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // Drawn after the canvases, with the page's Chart.js (html_report.cpp embeds
 // it in the head). Errors below the floor, 0 included, sit on the floor of a
@@ -89,7 +77,7 @@ std::string scan_section(const std::vector<Cell>& cells) {
     plots += fmt::format(
         "<div><div class=\"plot-title\">cumsum {} axis={} shape={}</div><div class=\"plot-box\"><canvas id=\"{}\" "
         "class=\"ulpscope-plot\" data-view=\"scan-error\"></canvas></div></div>\n",
-        escaped(dtype), escaped(axis), escaped(shape), chart_id);
+        html::html_text(dtype), html::html_text(axis), html::html_text(shape), chart_id);
   }
   plots += "</div>\n";
   std::string json = nlohmann::json({{"floor", kScanUlpFloor}, {"charts", charts}}).dump();
