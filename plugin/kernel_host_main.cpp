@@ -65,6 +65,16 @@ struct Server {
     c.config = ulpscope_launch_config{r.blocks, r.threads};
     return c;
   }
+  // The same call on the device: the uploaded arrays and a device `out`.
+  ulpscope_call device_call_of(const Request& r, const GpuBackend::UploadedArrays& a, void* out) const {
+    ulpscope_call c = call_of(r);
+    c.x = a.x;
+    c.y = a.y;
+    c.gamma = a.gamma;
+    c.beta = a.beta;
+    c.out = out;
+    return c;
+  }
 
   bool guard_intact(const unsigned char* guard) const {
     return std::all_of(guard, guard + kGuardBytes, [](unsigned char b) { return b == kGuard; });
@@ -124,12 +134,7 @@ struct Server {
     if (r.task == Task::time) {
       reply.status = 0;
       auto launch = [&](const GpuBackend::UploadedArrays& a, void* out, void* stream) {
-        ulpscope_call c = call_of(r);
-        c.x = a.x;
-        c.y = a.y;
-        c.gamma = a.gamma;
-        c.beta = a.beta;
-        c.out = out;
+        ulpscope_call c = device_call_of(r, a, out);
         if (reply.status == 0) reply.status = k.run_device(&c, stream, reply.error, sizeof reply.error);
       };
       const GpuBackend::Timing t = gpu->time_launch(launch, r.out_bytes, r.reads_y != 0, r.warmup, r.reps, what);
@@ -152,12 +157,7 @@ struct Server {
           cudaMemsetAsync(static_cast<char*>(out) + r.out_bytes, kGuard, kGuardBytes, s) != cudaSuccess)
         throw GpuError("filling the output before " + what);
 #endif
-      ulpscope_call c = call_of(r);
-      c.x = a.x;
-      c.y = a.y;
-      c.gamma = a.gamma;
-      c.beta = a.beta;
-      c.out = out;
+      ulpscope_call c = device_call_of(r, a, out);
       reply.status = k.run_device(&c, stream, reply.error, sizeof reply.error);
     };
     const std::vector<unsigned char> got = gpu->run_launch(launch, r.out_bytes + kGuardBytes, what);
