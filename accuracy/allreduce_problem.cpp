@@ -179,7 +179,7 @@ std::vector<AllreduceScore> score_allreduce(const AllreduceProblem& p, const std
         }
       }
     }
-  });
+  }, /*min_part=*/1);  // a block is thousands of values of work
 
   std::vector<AllreduceScore> outs;
   for (std::size_t v = 0; v < plans.size(); ++v) {

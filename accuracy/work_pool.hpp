@@ -43,11 +43,13 @@ class WorkPool {
     return done;
   }
 
-  // f(begin, end) over [0, count) in about one chunk per thread; returns when
-  // every chunk is done, rethrowing the first exception.
+  // f(begin, end) over [0, count) in about one chunk per thread, each of at
+  // least min_part items (single elements are not worth a thread below a few
+  // thousand; blocks of work are); returns when every chunk is done,
+  // rethrowing the first exception.
   template <class F>
-  void for_chunks(std::int64_t count, F f) {
-    const std::int64_t parts = std::clamp<std::int64_t>(count / 4096, 1, threads_);
+  void for_chunks(std::int64_t count, F f, std::int64_t min_part = 4096) {
+    const std::int64_t parts = std::clamp<std::int64_t>(count / std::max<std::int64_t>(min_part, 1), 1, threads_);
     std::vector<std::future<void>> chunks;
     for (std::int64_t k = 0; k < parts; ++k)
       chunks.push_back(submit([&f, b = count * k / parts, e = count * (k + 1) / parts] { f(b, e); }));
