@@ -48,6 +48,8 @@ function(build_example strategy)
   set(dir ${WORK_DIR}/${strategy})
   expect_success("configure the ${strategy} example" ${CMAKE_COMMAND} -S ${EXAMPLE_DIR} -B ${dir} -G ${GENERATOR}
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix}
+    # The suite's own flags: an example linked against a sanitized install needs the same sanitizers.
+    "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
     -DRMSNORM_ACCUMULATION=${strategy} -DRMSNORM_CUDA=${HAVE_CUDA} -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}
     -DRMSNORM_GATE_BASELINE=${baseline})
   expect_success("build the ${strategy} example" ${CMAKE_COMMAND} --build ${dir} -j2)
