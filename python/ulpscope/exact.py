@@ -135,7 +135,10 @@ def _on_torch_device(t, op, x, y, dim, out_dtype, stream):
             _check_out(_format_name(out_dtype))
             raise ValueError(f"out_dtype {out_dtype!r} is not a dtype of this torch")
         out_code, out_torch = out
-    rows, cols, out_shape = _rows_cols(x.shape, dim)
+    if dim is None:
+        rows, cols, out_shape = 1, x.numel(), ()
+    else:
+        rows, cols, out_shape = _rows_cols(x.shape, dim)
     if not x.is_contiguous():
         x = x.contiguous()
     y_ptr = 0
@@ -146,7 +149,9 @@ def _on_torch_device(t, op, x, y, dim, out_dtype, stream):
         if not y.is_contiguous():
             y = y.contiguous()
         y_ptr = y.data_ptr()
-    result = x.new_empty(rows * 2 if op == _MEAN_VAR else rows, dtype=out_torch)
+    # Allocated in the outputs' shape (mean_var: (mean, variance) pairs), so
+    # that no view is made after the launch: each torch call costs microseconds.
+    result = x.new_empty(out_shape + (2,) if op == _MEAN_VAR else out_shape, dtype=out_torch)
     device = x.get_device()
     s = t.current_stream(device) if stream is None else _stream_handle(stream)
     _ulpscope._exact_launch(op, x.data_ptr(), y_ptr, in_code, rows, cols, result.data_ptr(), out_code, s, device)
@@ -157,7 +162,7 @@ def _on_torch_device(t, op, x, y, dim, out_dtype, stream):
         for a in (x, y, result):
             if a is not None:
                 a.record_stream(other)
-    return _split(op, result, rows, out_shape)
+    return result.unbind(-1) if op == _MEAN_VAR else result
 
 
 def _empty_like_framework(x, count, out, device, stream):
