@@ -179,6 +179,8 @@ def _empty_like_framework(x, count, out, device, stream):
             torch_ = None
     if torch_ is not None:
         torch = torch_.torch
+        if out not in torch_.output:
+            raise ValueError(f"out_dtype {out!r} has no dtype in this torch ({torch.__version__})")
         _, dt = torch_.output[out]
         result = torch.empty(count, dtype=dt, device=torch.device("cuda", device))
         if stream != torch_.current_stream(device):
