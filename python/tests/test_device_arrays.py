@@ -161,6 +161,21 @@ def test_dlpack_of_torch_bf16():
 def test_host_arrays_are_not_device_arrays():
     assert _device_arrays.describe(np.zeros(3, dtype=np.float32)) is None
     assert _device_arrays.describe([1.0, 2.0]) is None
+    if torch is not None:
+        assert _device_arrays.describe(torch.zeros(3, dtype=torch.bfloat16)) is None
+
+
+class RefusesItsInterface(FakeCudaDLPack):
+    """torch's CUDA bf16 tensors: the CUDA array interface raises TypeError, DLPack reads them."""
+
+    @property
+    def __cuda_array_interface__(self):
+        raise TypeError("bfloat16 is not supported by __cuda_array_interface__")
+
+
+def test_an_interface_that_refuses_its_type_falls_back_to_dlpack():
+    a = _device_arrays.describe(RefusesItsInterface(np.zeros((2, 3), dtype=np.float16)))
+    assert a.fmt == "fp16" and a.shape == (2, 3) and a.device == 0
 
 
 def test_device_arrays_are_refused_before_any_launch():

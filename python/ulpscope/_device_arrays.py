@@ -144,7 +144,7 @@ def describe(x, stream=None):
     legacy default stream, which 0 or None here means)."""
     try:
         cai = x.__cuda_array_interface__
-    except (AttributeError, RuntimeError):  # none (torch: a CPU tensor raises)
+    except (AttributeError, RuntimeError, TypeError):  # none (torch: a CPU tensor, or bf16, which DLPack reads)
         cai = None
     if cai is not None:
         ptr, shape, items, fmt, producer_stream = parse_cuda_array_interface(cai)
