@@ -7,7 +7,8 @@ tensor of 2^N normal(0, 1) values: the median GPU time of each (CUDA events,
 after warm-up), bytes read per second, the ratio, and each result's error in
 ULPs against the correctly rounded reference (ulpscope.reference on the host
 copy). Also the host time of one call at n = 1 (the Python and launch
-overhead), and a yardstick: torch.sum of the same values in fp32.
+overhead) and its GPU time, for exact.sum and exact.mean_var beside torch's,
+and a yardstick: torch.sum of the same values in fp32.
 
     PYTHONPATH=build/release/python bench/exact_ops_bench.py --log2n 28
 
@@ -48,12 +49,14 @@ def gpu_ms(fn, repeats, batch=10):
     return statistics.median(times)
 
 
-def host_us_per_call(fn, calls=2000):
-    """Host microseconds per call of fn() (nothing waits for the GPU in between), median of 5 batches."""
+def host_us_per_call(fn, calls=100):
+    """Host microseconds per call of fn() (nothing waits for the GPU in between), median of 21 batches.
+    A batch enqueues at most a few hundred launches: beyond the launch queue's depth (about a
+    thousand) the host would wait for the GPU, and measure its time instead."""
     fn()
     torch.cuda.synchronize()
     batches = []
-    for _ in range(5):
+    for _ in range(21):
         start = time.perf_counter()
         for _ in range(calls):
             fn()
@@ -115,8 +118,10 @@ def main():
         del x, fp32_copy
         torch.cuda.empty_cache()
     one = torch.ones(1, dtype=torch.float16, device=dev)
-    call_exact = host_us_per_call(lambda: exact.sum(one))
-    call_torch = host_us_per_call(lambda: torch.sum(one))
+    at_one = {"ulpscope.exact.sum": lambda: exact.sum(one), "ulpscope.exact.mean_var": lambda: exact.mean_var(one),
+              "torch.sum": lambda: torch.sum(one), "torch.var_mean": lambda: torch.var_mean(one, correction=0)}
+    call_us = {name: host_us_per_call(fn) for name, fn in at_one.items()}
+    gpu_us = {name: 1000 * gpu_ms(fn, args.repeats) for name, fn in at_one.items()}
 
     def fmt_ulps(v):
         return ", ".join("undefined" if u is None else f"{u:.3g}" for u in v)
@@ -126,11 +131,13 @@ def main():
     for r in rows:
         print(f"| {r['format']} | {r['op']} | {r['exact_gbs']:.0f} | {r['torch_op']} | {r['torch_gbs']:.0f} | "
               f"{r['speedup']:.3f} | {fmt_ulps(r['exact_ulps'])} | {fmt_ulps(r['torch_ulps'])} |")
-    print(f"\nHost time per call at n = 1: ulpscope.exact.sum {call_exact:.1f} us, torch.sum {call_torch:.1f} us")
+    print("\nAt n = 1 (fp16), per call: host time (enqueueing, nothing waits) and GPU time (batches of 10)")
+    for name in at_one:
+        print(f"  {name}: host {call_us[name]:.1f} us, GPU {gpu_us[name]:.1f} us")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(dev), "host": platform.node(), "log2n": args.log2n,
-                       "rows": rows, "call_us": {"exact.sum": call_exact, "torch.sum": call_torch}}, f, indent=1)
+                       "rows": rows, "call_us": call_us, "gpu_us_at_1": gpu_us}, f, indent=1)
     return 0
 
 

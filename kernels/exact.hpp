@@ -8,9 +8,10 @@
 //   ulpscope::exact::reduce({ulpscope::exact::Reduction::sum, x, nullptr, ulpscope::Dtype::fp16,
 //                            1, n, out, ulpscope::Dtype::fp16}, stream);
 //
-// The call enqueues its work on `stream` and returns without waiting; its
-// scratch memory comes from the stream-ordered allocator (cudaMallocAsync)
-// and goes back on the same stream. Built only with CUDA.
+// The call enqueues its work on `stream` (one or two kernels) and returns
+// without waiting; its scratch memory comes from a stream-ordered pool of its
+// own per device (cudaMallocFromPoolAsync), which keeps its memory between
+// calls, and goes back on the same stream. Built only with CUDA.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>

@@ -1,17 +1,17 @@
 // ulpscope::exact::reduce (kernels/exact.hpp): the tree kernels' `exact`
-// accumulator on the caller's arrays, then the outputs, which the dispatch
-// writes widened to double (kernels/cuda/device_problem.hpp, DeviceOutput),
-// stored in the output format. They are already rounded to that format, so
-// the store converts exactly.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
-
+// accumulator on the caller's arrays, whose finishing pass stores each output
+// in the output format (tree_dispatch.hpp, TypedOutput): two launches for a
+// whole array (block partials, second pass), one for rows.
+#include <atomic>
+#include <cstdint>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_shape.hpp"
 #include "kernels/exact.hpp"
+#include "kernels/launch_policy.hpp"
 #include "kernels/model.hpp"
 #include "kernels/tree/tree_dispatch.hpp"
 
@@ -30,55 +30,52 @@ Op to_op(Reduction r) {
   throw std::invalid_argument("exact::reduce: unknown reduction");
 }
 
-template <class T>
-__device__ T narrow(double v);
-template <>
-__device__ double narrow<double>(double v) { return v; }
-template <>
-__device__ float narrow<float>(double v) { return float(v); }
-template <>
-__device__ __half narrow<__half>(double v) { return __double2half(v); }
-template <>
-__device__ __nv_bfloat16 narrow<__nv_bfloat16>(double v) { return __double2bfloat16(v); }
-template <>
-__device__ __nv_fp8_e4m3 narrow<__nv_fp8_e4m3>(double v) { return __nv_fp8_e4m3(v); }
-template <>
-__device__ __nv_fp8_e5m2 narrow<__nv_fp8_e5m2>(double v) { return __nv_fp8_e5m2(v); }
-
-template <class T>
-__global__ void store(const double* values, T* out, std::int64_t count) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    out[i] = narrow<T>(values[i]);
+// A CUDA call's status; the message is built only on failure.
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw_cuda_error(e, what);
 }
 
-void launch_store(Dtype out_dtype, const double* values, void* out, std::int64_t count, cudaStream_t stream) {
-  const int threads = 256;
-  const int blocks = int(std::min<std::int64_t>((count + threads - 1) / threads, 4096));
-  switch (out_dtype) {
-    case Dtype::fp64: store<<<blocks, threads, 0, stream>>>(values, static_cast<double*>(out), count); break;
-    case Dtype::fp32: store<<<blocks, threads, 0, stream>>>(values, static_cast<float*>(out), count); break;
-    case Dtype::fp16: store<<<blocks, threads, 0, stream>>>(values, static_cast<__half*>(out), count); break;
-    case Dtype::bf16: store<<<blocks, threads, 0, stream>>>(values, static_cast<__nv_bfloat16*>(out), count); break;
-    case Dtype::fp8_e4m3: store<<<blocks, threads, 0, stream>>>(values, static_cast<__nv_fp8_e4m3*>(out), count); break;
-    case Dtype::fp8_e5m2: store<<<blocks, threads, 0, stream>>>(values, static_cast<__nv_fp8_e5m2*>(out), count); break;
+// The scratch memory's pool, one per device, created on first use. The
+// device's default pool gives its memory back to the system at every
+// synchronisation (release threshold 0, CUDA Runtime API, "Stream Ordered
+// Memory Allocator"), so that the next call maps it again; this pool keeps
+// it, without changing the default pool that the caller's code may use.
+cudaMemPool_t scratch_pool(int device) {
+  static std::mutex mutex;
+  static std::atomic<cudaMemPool_t> pools[64] = {};
+  if (device >= 0 && device < 64) {
+    if (const cudaMemPool_t p = pools[device].load(std::memory_order_acquire)) return p;
   }
-  check_launch("exact::reduce (storing the outputs)");
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (device >= 0 && device < 64) {
+    if (const cudaMemPool_t p = pools[device].load(std::memory_order_relaxed)) return p;
+  }
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  check(cudaMemPoolCreate(&pool, &props), "exact::reduce (creating the scratch memory pool)");
+  std::uint64_t keep = UINT64_MAX;
+  check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
+        "exact::reduce (the scratch memory pool's release threshold)");
+  if (device >= 0 && device < 64) pools[device].store(pool, std::memory_order_release);
+  return pool;
 }
 
 }  // namespace
 
 void reduce(const Arguments& a, cudaStream_t stream) {
-  const std::string what = "exact::reduce";
-  if (a.rows < 0 || a.cols < 0) throw std::invalid_argument(what + ": rows and cols must not be negative");
+  if (a.rows < 0 || a.cols < 0) throw std::invalid_argument("exact::reduce: rows and cols must not be negative");
   if (a.rows == 0) return;
-  if (a.in == Dtype::fp64) throw std::invalid_argument(what + ": fp64 is an output format only");
-  if (a.cols > 0 && a.x == nullptr) throw std::invalid_argument(what + ": x is null");
-  if (a.op == Reduction::dot && a.cols > 0 && a.y == nullptr) throw std::invalid_argument(what + ": dot needs y");
-  if (a.out == nullptr) throw std::invalid_argument(what + ": out is null");
+  if (a.in == Dtype::fp64) throw std::invalid_argument("exact::reduce: fp64 is an output format only");
+  if (a.cols > 0 && a.x == nullptr) throw std::invalid_argument("exact::reduce: x is null");
+  if (a.op == Reduction::dot && a.cols > 0 && a.y == nullptr)
+    throw std::invalid_argument("exact::reduce: dot needs y");
+  if (a.out == nullptr) throw std::invalid_argument("exact::reduce: out is null");
   const KernelSpec spec{to_op(a.op), a.in, a.out_dtype, Accumulator::exact, Shape::tree, Saturation::satfinite};
   const Axis axis = a.rows == 1 ? Axis::all : Axis::inner;
-  if (auto why = unsupported(spec, axis)) throw std::invalid_argument(what + ": " + *why);
+  if (auto why = unsupported(spec, axis)) throw std::invalid_argument("exact::reduce: " + *why);
 
   DeviceProblem p;
   p.op = spec.op;
@@ -88,24 +85,30 @@ void reduce(const Arguments& a, cudaStream_t stream) {
   p.cols = a.cols;
   p.x = a.x;
   p.y = a.op == Reduction::dot ? a.y : nullptr;
-  const std::int64_t count = a.rows * outputs_per_row(a.op);
-  const LaunchConfig config{};  // blocks = 0: the dispatch's default grid
-  const std::size_t values_bytes = (std::size_t(count) * sizeof(double) + 255) / 256 * 256;
+  // The dispatch's default grid (its LaunchConfig with blocks = 0), resolved
+  // here once rather than by each of the dispatch's calls.
+  const LaunchConfig config =
+      launch_configs(spec, axis == Axis::all ? p.elements() : p.length(), current_device_shape()).front();
   const std::size_t workspace_bytes = tree_workspace_bytes(spec, p, config);
-
+  const TypedOutput out{a.out, std::size_t(a.rows * outputs_per_row(a.op))};
+  if (workspace_bytes == 0) {
+    launch_tree(spec, p, config, DeviceWorkspace{}, out, stream);
+    check(cudaGetLastError(), "exact::reduce");
+    return;
+  }
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
   void* scratch = nullptr;
-  cuda_check(cudaMallocAsync(&scratch, values_bytes + workspace_bytes, stream), what + " (scratch memory)");
-  auto* values = static_cast<double*>(scratch);
+  check(cudaMallocFromPoolAsync(&scratch, workspace_bytes, scratch_pool(device), stream),
+        "exact::reduce (scratch memory)");
   try {
-    launch_tree(spec, p, config, DeviceWorkspace{static_cast<char*>(scratch) + values_bytes, workspace_bytes},
-                DeviceOutput{values, nullptr, std::size_t(count)}, stream);
-    check_launch(what);
-    launch_store(a.out_dtype, values, a.out, count, stream);
+    launch_tree(spec, p, config, DeviceWorkspace{scratch, workspace_bytes}, out, stream);
+    check(cudaGetLastError(), "exact::reduce");
   } catch (...) {
     cudaFreeAsync(scratch, stream);
     throw;
   }
-  cuda_check(cudaFreeAsync(scratch, stream), what + " (scratch memory)");
+  check(cudaFreeAsync(scratch, stream), "exact::reduce (scratch memory)");
 }
 
 }  // namespace ulpscope::exact

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "kernels/reducers.hpp"
+#include "kernels/store_out.hpp"
 #include "kernels/tree/async_chain.cuh"
 #include "kernels/tree/block_bins.cuh"
 #include "kernels/tree/block_reduce.cuh"
@@ -115,15 +116,21 @@ struct Sink {
   NextParams* next;
   __device__ void put(const Finished& f, std::int64_t i) const { next[i] = Next::params(f); }
 };
+// values (widened to double), unrounded and typed (in the output format
+// `out`, store_out.hpp) may each be null.
 template <>
 struct Sink<void> {
   double* values;
   double* unrounded;
   int components;
+  void* typed = nullptr;
+  Dtype out = Dtype::fp64;
+  Saturation sat = Saturation::satfinite;
   __device__ void put(const Finished& f, std::int64_t i) const {
     for (int k = 0; k < components; ++k) {
-      values[i * components + k] = f.value[k];
+      if (values) values[i * components + k] = f.value[k];
       if (unrounded) unrounded[i * components + k] = f.unrounded[k];
+      if (typed) store_out(f.value[k], out, sat, typed, i * components + k);
     }
   }
 };

@@ -9,8 +9,8 @@ std::size_t workspace_bytes_bf16(const KernelSpec& s, const DeviceProblem& p, co
 }
 
 void launch_bf16(const KernelSpec& s, const DeviceProblem& p, const LaunchConfig& c, DeviceWorkspace ws,
-               DeviceOutput out, cudaStream_t stream, bool atomic) {
-  launch_in<Bf16Format, Bf16>(s, p, c, ws, out, stream, atomic);
+               DeviceOutput out, void* typed, cudaStream_t stream, bool atomic) {
+  launch_in<Bf16Format, Bf16>(s, p, c, ws, out, typed, stream, atomic);
 }
 
 }  // namespace ulpscope::tree

@@ -18,6 +18,17 @@ std::size_t tree_workspace_bytes(const KernelSpec& spec, const DeviceProblem& pr
 void launch_tree(const KernelSpec& spec, const DeviceProblem& problem, const LaunchConfig& config,
                  DeviceWorkspace workspace, DeviceOutput out, cudaStream_t stream);
 
+// The outputs themselves, for callers that want the answer (ulpscope::exact)
+// rather than a measurement: the layout of DeviceOutput's values, each output
+// stored in spec.out (kernels/store_out.hpp) by the finishing pass, with no
+// store kernel after it. Reductions only (not rmsnorm or layernorm).
+struct TypedOutput {
+  void* data = nullptr;  // count elements of the format spec.out, on the device
+  std::size_t count = 0;
+};
+void launch_tree(const KernelSpec& spec, const DeviceProblem& problem, const LaunchConfig& config,
+                 DeviceWorkspace workspace, TypedOutput out, cudaStream_t stream);
+
 // atomic: whole-array sum-like ops with fp32 or fp64 accumulators.
 std::size_t atomic_workspace_bytes(const KernelSpec& spec, const DeviceProblem& problem, const LaunchConfig& config);
 void launch_atomic(const KernelSpec& spec, const DeviceProblem& problem, const LaunchConfig& config,

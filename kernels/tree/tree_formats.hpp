@@ -1,6 +1,7 @@
 #pragma once
 // One launcher per input format (tree_<format>.cu), so that the CUDA build
-// compiles the formats' kernels in parallel, smaller units.
+// compiles the formats' kernels in parallel, smaller units. typed: where the
+// outputs go in their own format (tree_dispatch.hpp, TypedOutput), or null.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -13,7 +14,7 @@ namespace ulpscope::tree {
 #define ULPSCOPE_TREE_FORMAT(name)                                                                           \
   std::size_t workspace_bytes_##name(const KernelSpec&, const DeviceProblem&, const LaunchConfig&);         \
   void launch_##name(const KernelSpec&, const DeviceProblem&, const LaunchConfig&, DeviceWorkspace, DeviceOutput, \
-                     cudaStream_t, bool atomic);
+                     void* typed, cudaStream_t, bool atomic);
 ULPSCOPE_TREE_FORMAT(fp32)
 ULPSCOPE_TREE_FORMAT(fp16)
 ULPSCOPE_TREE_FORMAT(bf16)

@@ -9,8 +9,8 @@ std::size_t workspace_bytes_fp8_e4m3(const KernelSpec& s, const DeviceProblem& p
 }
 
 void launch_fp8_e4m3(const KernelSpec& s, const DeviceProblem& p, const LaunchConfig& c, DeviceWorkspace ws,
-               DeviceOutput out, cudaStream_t stream, bool atomic) {
-  launch_in<Fp8E4M3Format, Fp8E4M3>(s, p, c, ws, out, stream, atomic);
+               DeviceOutput out, void* typed, cudaStream_t stream, bool atomic) {
+  launch_in<Fp8E4M3Format, Fp8E4M3>(s, p, c, ws, out, typed, stream, atomic);
 }
 
 }  // namespace ulpscope::tree

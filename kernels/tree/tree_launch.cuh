@@ -24,6 +24,7 @@ struct Launch {
   LaunchConfig config;
   DeviceWorkspace workspace;
   DeviceOutput out;
+  void* typed;  // the outputs in spec.out, or null (tree_dispatch.hpp, TypedOutput)
   cudaStream_t stream;
   bool atomic;
 };
@@ -57,10 +58,17 @@ inline unsigned grid_for(std::int64_t work, int per_block) {
 
 // Programmatic dependent launch needs compute capability 9.0 (CUDA C++
 // Programming Guide, "Programmatic Dependent Launch and Synchronization").
+// Asked once per device (the first 64; others each time), so that a launch
+// makes no attribute query.
 inline bool has_programmatic_launch() {
+  static std::atomic<std::uint8_t> known[64] = {};  // 0: not asked yet, 1: no, 2: yes
   int device = 0, major = 0;
   cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  if (device >= 0 && device < 64) {
+    if (const std::uint8_t k = known[device].load(std::memory_order_relaxed)) return k == 2;
+  }
   cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+  if (device >= 0 && device < 64) known[device].store(major >= 9 ? 2 : 1, std::memory_order_relaxed);
   return major >= 9;
 }
 
@@ -80,8 +88,10 @@ void launch_second_pass(const Launch& L, const typename R::Partial* partials, in
   cfg.stream = L.stream;
   cfg.attrs = attr;
   cfg.numAttrs = has_programmatic_launch() ? 1 : 0;
-  cuda_check(cudaLaunchKernelEx(&cfg, second_pass<R, Next>, partials, count, args, params, sink),
-             "tree second pass launch");
+  // The message is built only on failure (no string per launch).
+  if (const cudaError_t e = cudaLaunchKernelEx(&cfg, second_pass<R, Next>, partials, count, args, params, sink);
+      e != cudaSuccess)
+    throw_cuda_error(e, "tree second pass launch");
 }
 
 // block_partials for reducer R, as F = first_pass_t<R, Elem> (its digits in
@@ -153,7 +163,7 @@ template <class R, class Elem>
 void run(const Launch& L) {
   const DeviceProblem& p = L.problem;
   const FinishArgs args{statistics_op(L.spec.op), L.spec.out, L.spec.sat, p.axis == Axis::all ? p.elements() : p.length(), p.eps};
-  const Sink<void> out{L.out.values, L.out.unrounded, components(L.spec.op)};
+  const Sink<void> out{L.out.values, L.out.unrounded, components(L.spec.op), L.typed, L.spec.out, L.spec.sat};
   typename R::Params* params = nullptr;
   if constexpr (R::passes == 2) {
     using F = typename R::First;
@@ -198,9 +208,11 @@ std::size_t workspace_bytes_in(const KernelSpec& s, const DeviceProblem& p, cons
 
 template <class Fmt, class Elem>
 void launch_in(const KernelSpec& s, const DeviceProblem& p, const LaunchConfig& c, DeviceWorkspace ws,
-               DeviceOutput out, cudaStream_t stream, bool atomic) {
+               DeviceOutput out, void* typed, cudaStream_t stream, bool atomic) {
   if (auto why = unsupported(s, p.axis)) throw std::invalid_argument(*why);
-  const Launch L{s, p, resolve(s, p, c), ws, out, stream, atomic};
+  if (typed && is_elementwise_output(s.op))
+    throw std::invalid_argument("tree: typed outputs are for reductions, not rmsnorm or layernorm");
+  const Launch L{s, p, resolve(s, p, c), ws, out, typed, stream, atomic};
   if (ws.bytes < workspace_bytes_in<Fmt>(s, p, L.config))
     throw std::invalid_argument("tree: the workspace is smaller than tree_workspace_bytes()");
   with_reducer<Fmt>(s.op, s.acc, [&](auto tag) { run<typename decltype(tag)::type, Elem>(L); });

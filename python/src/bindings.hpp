@@ -15,6 +15,7 @@ void bind_reference(pybind11::module_& m);
 void bind_generate(pybind11::module_& m);
 void bind_evaluate(pybind11::module_& m);
 void bind_exact(pybind11::module_& m);
+void bind_dlpack(pybind11::module_& m);
 
 // Names as the command line spells them; py::value_error naming the accepted
 // ones otherwise.

@@ -39,4 +39,5 @@ PYBIND11_MODULE(_ulpscope, m) {
   ulpscope::python::bind_generate(m);
   ulpscope::python::bind_evaluate(m);
   ulpscope::python::bind_exact(m);
+  ulpscope::python::bind_dlpack(m);
 }

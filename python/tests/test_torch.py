@@ -57,3 +57,32 @@ def test_torch_row_wise_norm():
     cells = ev.kernel_cells()
     assert cells and all(c["status"] == "ok" for c in cells)
     assert max(c["ulp_error"] for c in cells) <= 1.0
+
+
+def test_evaluate_moves_tensors_to_the_device():
+    seen = []
+
+    def recording_sum(x):
+        seen.append(x.device)
+        return torch.sum(x)
+
+    kw = dict(op="sum", dtypes=["bf16"], dists=["normal", "alternating"], sizes=[1, 1023], runs=1, permutations=1)
+    on_cpu = ulpscope.evaluate(recording_sum, device="cpu", like="torch", **kw)
+    assert seen and all(d == torch.device("cpu") for d in seen)
+    assert on_cpu.kernel["device"] == "cpu"
+    plain = ulpscope.evaluate(torch.sum, **kw)
+    assert [c["result"] for c in on_cpu.kernel_cells()] == [c["result"] for c in plain.kernel_cells()]
+    rows = ulpscope.evaluate(lambda x: x.sum(-1), op="sum", dtypes=["fp16"], dists=["normal"], sizes=[64],
+                             axes=["inner", "outer"], row_cols=16, runs=1, permutations=0, like="torch",
+                             device=torch.device("cpu"))
+    assert all(c["status"] == "ok" for c in rows.kernel_cells())
+
+
+def test_evaluate_device_refusals():
+    with pytest.raises(ValueError, match="is not a torch device"):
+        ulpscope.evaluate(torch.sum, op="sum", sizes=[4], device="nowhere")
+    with pytest.raises(ValueError, match="needs like='torch'"):
+        ulpscope.evaluate(np.sum, op="sum", sizes=[4], device="cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="sees no CUDA device"):
+            ulpscope.evaluate(torch.sum, op="sum", sizes=[4], device="cuda")

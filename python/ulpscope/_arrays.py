@@ -1,6 +1,8 @@
 """Arrays in and out of the core: NumPy arrays, torch tensors (CPU, or copied
-from the GPU) and anything NumPy can read through DLPack or the buffer
-protocol, as the bit patterns of one of ulpscope's input formats.
+from the GPU), device arrays of other frameworks (the CUDA array interface,
+DLPack on a CUDA device; copied to the host, _device_arrays.py) and anything
+NumPy can read through DLPack or the buffer protocol, as the bit patterns of
+one of ulpscope's input formats.
 
 NumPy has no bf16 or fp8: give those as uint16 / uint8 bit patterns with
 ``dtype="bf16"`` (or ``"fp8_e4m3"``, ``"fp8_e5m2"``), or as floats whose values
@@ -9,7 +11,7 @@ the format holds exactly with the dtype named; torch tensors carry their own.
 
 import numpy as np
 
-from . import _ulpscope
+from . import _device_arrays, _ulpscope
 
 INPUT_DTYPES = ("fp32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2")
 OUTPUT_DTYPES = ("fp64",) + INPUT_DTYPES
@@ -66,7 +68,14 @@ def to_bits(x, dtype=None):
             raise ValueError(f"the tensor is {fmt}, dtype={dtype!r} was asked: convert it first")
         return bits, fmt
     if not isinstance(x, np.ndarray):
-        if hasattr(x, "__dlpack__"):
+        device_array = _device_arrays.describe(x)
+        if device_array is not None:
+            # Device memory of another framework (CUDA array interface, DLPack): copied to the host, its
+            # items as NumPy holds them (bf16 and fp8 as uint16 / uint8, which their format names).
+            x = _device_arrays.to_host(device_array)
+            if dtype is None and device_array.fmt in ("bf16", "fp8_e4m3", "fp8_e5m2"):
+                dtype = device_array.fmt
+        elif hasattr(x, "__dlpack__"):
             x = np.from_dlpack(x)
         else:
             x = np.asarray(x)
@@ -131,4 +140,12 @@ def to_float64(value):
         import torch
 
         return value.detach().to(device="cpu", dtype=torch.float64).numpy().reshape(-1)
+    if not isinstance(value, np.ndarray):
+        device_array = _device_arrays.describe(value)
+        if device_array is not None:
+            bits = _device_arrays.to_host(device_array)
+            fmt = device_array.fmt
+            if fmt in ("bf16", "fp8_e4m3", "fp8_e5m2"):
+                return _ulpscope._decode(np.ascontiguousarray(bits).reshape(-1), fmt)
+            value = bits
     return np.asarray(value, dtype=np.float64).reshape(-1)

@@ -22,6 +22,23 @@ def _framework_of(fn):
     return "float"
 
 
+def _torch_device(device, like):
+    """evaluate's device= as a torch.device (None stays None); one clear error for anything else."""
+    if device is None:
+        return None
+    if like != "torch":
+        raise ValueError(f"device={device!r} moves torch tensors: it needs like='torch' (like={like!r})")
+    import torch
+
+    try:
+        device = torch.device(device)
+    except (RuntimeError, TypeError, ValueError) as e:
+        raise ValueError(f"device={device!r} is not a torch device ({e})") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={str(device)!r}: torch sees no CUDA device")
+    return device
+
+
 def _kernel_name(fn):
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
     module = getattr(fn, "__module__", None)
@@ -32,8 +49,13 @@ def _kernel_name(fn):
     return "".join("_" if c in " \t\n,<>" else c for c in name)
 
 
-def _adapter(fn, op, dtype, like):
-    """The callable as the core calls it: bit-pattern arrays in, float64 values out."""
+def _adapter(fn, op, dtype, like, device=None):
+    """The callable as the core calls it: bit-pattern arrays in, float64 values out. device: the torch
+    device the tensors are moved to before fn sees them (None: they stay on the CPU)."""
+
+    def convert(a):
+        a = from_bits(a, dtype, like)
+        return a if device is None else a.to(device)
 
     def call(x, y, gamma, beta, rows, cols, axis, eps):
         shape = (rows * cols,) if axis == "all" else (rows, cols)
@@ -41,16 +63,16 @@ def _adapter(fn, op, dtype, like):
         def view(a):
             # fn always reduces the last dimension: the columns of "outer" arrive
             # as the transposed (strided) view [cols, rows].
-            a = from_bits(a.reshape(shape), dtype, like)
+            a = convert(a.reshape(shape))
             return a.T if axis == "outer" else a
 
         args = [view(x)]
         if op == "dot":
             args.append(view(y))
         elif op == "rmsnorm":
-            args.append(from_bits(gamma, dtype, like))
+            args.append(convert(gamma))
         elif op == "layernorm":
-            args += [from_bits(gamma, dtype, like), from_bits(beta, dtype, like)]
+            args += [convert(gamma), convert(beta)]
         result = fn(*args)
         if op == "mean_var":
             if not isinstance(result, (tuple, list)) or len(result) != 2:
@@ -110,7 +132,7 @@ class Evaluation:
 def evaluate(fn, op="sum", dtypes=("fp32",), dists=None, sizes=DEFAULT_SIZES, runs=3, permutations=2, *,
              seeds=DEFAULT_SEEDS, out_dtype=None, axes=None, eps=1e-6, row_cols=1024, name=None,
              accumulator="custom", like=None, deterministic=True, reentrant=False, accumulators=(), shapes=(),
-             saturation="satfinite", json_path=None):
+             saturation="satfinite", json_path=None, device=None):
     """Puts fn through the run matrix: every distribution (default: the default matrix's), size and
     seed, each input format of dtypes, `runs` repeated calls and `permutations` permuted inputs; the
     references, metrics and cells of the C++ suite (docs/spec.md).
@@ -125,12 +147,16 @@ def evaluate(fn, op="sum", dtypes=("fp32",), dists=None, sizes=DEFAULT_SIZES, ru
     like: how x reaches fn: "torch" (tensors of the format's dtype; default for torch functions),
     "float" (NumPy: float32 / float16, bf16 and fp8 widened exactly to float32; the default
     otherwise) or "numpy" (bf16 and fp8 as uint16 / uint8 bit patterns).
+    device: with like="torch", the torch device the tensors are moved to before fn is called
+    ("cuda", "cuda:1", "cpu", a torch.device; None: they stay on the CPU); fn's results come back to
+    the host to be scored.
     accumulators and shapes: built-in kernels measured on the same inputs, for comparison.
     Returns an Evaluation; json_path also writes its JSON report.
     """
     like = like or _framework_of(fn)
     if like not in ("torch", "float", "numpy"):
         raise ValueError(f"unknown like={like!r} (torch, float or numpy)")
+    device = _torch_device(device, like)
     if isinstance(dtypes, str):
         dtypes = [dtypes]
     for d in dtypes:
@@ -148,14 +174,15 @@ def evaluate(fn, op="sum", dtypes=("fp32",), dists=None, sizes=DEFAULT_SIZES, ru
         kernels.append({"name": name, "accumulator": accumulator, "op": op, "dtype": d,
                         "out_dtype": out_dtype or _ulpscope._default_out_dtype(d), "axes": list(axes),
                         "deterministic": bool(deterministic), "reentrant": bool(reentrant),
-                        "call": _adapter(fn, op, d, like)})
+                        "call": _adapter(fn, op, d, like, device)})
     command = " ".join(shlex.quote(a) for a in (sys.argv or ["python3"]))
     report = _ulpscope._evaluate(kernels, list(dists or []), [int(n) for n in sizes], [int(s) for s in seeds],
                                  int(row_cols), int(runs), int(permutations), float(eps), saturation,
                                  list(accumulators), list(shapes), f"python: {command}")
     ev = Evaluation(report, {"name": name, "op": op, "dtypes": list(dtypes), "out_dtype": out_dtype, "like": like,
                              "axes": list(axes), "eps": eps, "row_cols": row_cols, "runs": runs, "fn": fn,
-                             "deterministic": bool(deterministic)})
+                             "deterministic": bool(deterministic),
+                             "device": None if device is None else str(device)})
     if json_path is not None:
         ev.write_json(json_path)
     return ev

@@ -51,6 +51,8 @@ def replay_command(fn, cell, kernel):
         args.append(f"out_dtype={q(kernel['out_dtype'])}")
     if cell["op"] in ("rms", "rmsnorm", "layernorm"):
         args.append(f"eps={kernel['eps']!r}")
+    if kernel.get("device"):
+        args.append(f"device={q(kernel['device'])}")
     code = f"{imports}; ev = ulpscope.evaluate({target}, {', '.join(args)}); print(ev.worst())"
     # The interpreter that runs the tests: another python3 on PATH may lack the package.
     command = f"{shlex.quote(sys.executable or 'python3')} -c {shlex.quote(code)}"

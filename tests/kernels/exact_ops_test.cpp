@@ -7,8 +7,10 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstddef>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -76,10 +78,18 @@ int check(const DistributionSpec& dist, Dtype in, std::int64_t rows, std::int64_
       const ProblemReference ref = compute_problem_reference(p, out, Saturation::satfinite);
       const std::size_t count = std::size_t(rows) * exact::outputs_per_row(c.r);
       EXPECT_EQ(count, ref.outputs.size());
-      const DeviceCopy result(nullptr, count * 8);
+      // The outputs, then a guard that the finishing pass, which stores them
+      // in their own format, must leave alone.
+      const std::size_t bytes = count * std::size_t(format_info(out).bits / 8), guard = 64;
+      const DeviceCopy result(nullptr, bytes + guard);
+      EXPECT_EQ(cudaMemset(result.p, 0xA5, bytes + guard), cudaSuccess);
       exact::reduce({c.r, x.p, y.p, in, rows, cols, result.p, out}, stream);
       EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
       const std::vector<double> got = read_back(result.p, out, count);
+      std::vector<unsigned char> after(guard);
+      EXPECT_EQ(cudaMemcpy(after.data(), static_cast<char*>(result.p) + bytes, guard, cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      EXPECT_EQ(std::count(after.begin(), after.end(), 0xA5), std::ptrdiff_t(guard)) << "written past the outputs";
       for (std::size_t i = 0; i < count && i < ref.outputs.size(); ++i)
         EXPECT_TRUE(same_bits(got[i], ref.outputs[i].rounded))
             << std::hexfloat << "got " << got[i] << ", correctly rounded " << ref.outputs[i].rounded << " (exact "
