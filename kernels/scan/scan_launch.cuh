@@ -43,18 +43,13 @@ __device__ __forceinline__ void store_coherent(P* p, const P& v) {
   for (int i = 0; i < int(sizeof(P) / 4); ++i) __stcg(d + i, w[i]);
 }
 
-// A tile's flag read with acquire semantics at GPU scope: the partial it
-// announces (written before a __threadfence and the flag's atomicOr) is then
-// visible to the __ldcg loads that follow.
-__device__ __forceinline__ int load_acquire(const int* flag) {
+// A tile's flag, a relaxed load at GPU scope: the __threadfence after the
+// polls, paired with the publisher's fence before its atomicOr, orders the
+// partials' loads after the flags that announced them.
+__device__ __forceinline__ int load_flag(const int* flag) {
   int v;
-  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+  asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
   return v;
-}
-
-__device__ __forceinline__ void wait_for(const int* flag, int bit) {
-  while ((load_acquire(flag) & bit) == 0) {
-  }
 }
 
 template <class P>
@@ -63,6 +58,11 @@ __device__ __forceinline__ void publish(P* slot, int* flag, const P& v, int bit)
   __threadfence();
   atomicOr(flag, bit);
 }
+
+// The grid shapes' occupancy floor: at least two blocks of kMaxThreads on
+// an SM (at most 64 registers a thread), so that one block's loads overlap
+// another's look-back or block scan.
+inline constexpr int kGridMinBlocksPerSm = 2;
 
 struct LineGeometry {
   std::int64_t lines, length;
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(kMaxThreads) chained_scan_kernel(const Elem* x
 // reduce_then_scan, phase 1: block b of line blockIdx.y folds its tiles'
 // aggregates into sums[line * B + b].
 template <class R, class Elem>
-__global__ void __launch_bounds__(kMaxThreads) block_sums_kernel(const Elem* x, typename R::Partial* sums,
+__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm) block_sums_kernel(const Elem* x, typename R::Partial* sums,
                                                                  LineGeometry g) {
   using P = typename R::Partial;
   __shared__ WarpScanShared<R> sh;
@@ -121,7 +121,7 @@ __global__ void block_carries_kernel(const typename R::Partial* sums, typename R
 
 // Phase 3: block b rescans its tiles with carries[b] (none for block 0).
 template <class R, class Elem, class Out>
-__global__ void __launch_bounds__(kMaxThreads) rescan_kernel(const Elem* x, Out* out,
+__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm) rescan_kernel(const Elem* x, Out* out,
                                                              const typename R::Partial* carries, LineGeometry g) {
   using P = typename R::Partial;
   __shared__ WarpScanShared<R> sh;
@@ -149,7 +149,7 @@ struct TileStatus {
 // lookback_window_reduce, by warp 0), publishes its inclusive prefix and
 // writes its outputs from the registers.
 template <class R, class Elem, class Out>
-__global__ void __launch_bounds__(kMaxThreads) lookback_kernel(const Elem* x, Out* out,
+__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm) lookback_kernel(const Elem* x, Out* out,
                                                                TileStatus<typename R::Partial> s, LineGeometry g) {
   using P = typename R::Partial;
   __shared__ WarpScanShared<R> sh;
@@ -174,22 +174,38 @@ __global__ void __launch_bounds__(kMaxThreads) lookback_kernel(const Elem* x, Ou
   // k - W + i; below W, the aggregates of tiles 0 .. k - 1.
   if (k > 0 && threadIdx.x < kWarpSize) {
     const int lane = threadIdx.x;
-    P v = R::identity();
-#pragma unroll 4
-    for (int m = 0; m < kWindowSlotsPerLane; ++m) {
+    // Slot i = lane + 32m: its tile (first + i) and the flag bit it waits
+    // for (0: an empty slot).
+    const std::int64_t first = base + (k < kLookbackWindow ? 0 : k - kLookbackWindow);
+    auto bit_of = [&](int m) {
       const std::int64_t i = lane + std::int64_t(m) * kWarpSize;
-      P slot = R::identity();
-      if (k < kLookbackWindow) {
-        if (i < k) {
-          wait_for(s.flag + base + i, 1);
-          slot = load_coherent(s.aggregate + base + i);
-        }
-      } else {
-        const std::int64_t j = base + k - kLookbackWindow + i;
-        wait_for(s.flag + j, i == 0 ? 2 : 1);
-        slot = load_coherent((i == 0 ? s.inclusive : s.aggregate) + j);
+      return k < kLookbackWindow ? (i < k ? 1 : 0) : (i == 0 ? 2 : 1);
+    };
+    auto at_slot = [&](int m) { return first + lane + std::int64_t(m) * kWarpSize; };
+    // Every flag of the lane polled at once, then one fence, then the
+    // partials loaded a batch at a time (a round trip to L2 per batch, not
+    // per slot).
+    for (bool ready = false; !ready;) {
+      ready = true;
+#pragma unroll
+      for (int m = 0; m < kWindowSlotsPerLane; ++m)
+        if (bit_of(m) != 0 && (load_flag(s.flag + at_slot(m)) & bit_of(m)) == 0) ready = false;
+    }
+    __threadfence();
+    constexpr int batch = sizeof(P) <= 8 ? 8 : 2;
+    static_assert(kWindowSlotsPerLane % batch == 0, "whole batches");
+    P v = R::identity();
+#pragma unroll
+    for (int b = 0; b < kWindowSlotsPerLane; b += batch) {
+      P slot[batch];
+#pragma unroll
+      for (int m = 0; m < batch; ++m) {
+        slot[m] = R::identity();
+        const int bit = bit_of(b + m);
+        if (bit != 0) slot[m] = load_coherent((bit == 2 ? s.inclusive : s.aggregate) + at_slot(b + m));
       }
-      v = m == 0 ? slot : merged<R>(v, slot);
+#pragma unroll
+      for (int m = 0; m < batch; ++m) v = b + m == 0 ? slot[m] : merged<R>(v, slot[m]);
     }
 #pragma unroll
     for (int off = kWarpSize / 2; off >= 1; off /= 2) {
