@@ -155,6 +155,7 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm) lookback_ker
   __shared__ WarpScanShared<R> sh;
   __shared__ std::int64_t tile_shared;
   __shared__ P carry_shared;
+  __shared__ P window[kLookbackWindow];
   const std::int64_t line = blockIdx.y;
   const TileOrder o{g.length, g.threads};
   const std::int64_t tiles = o.tiles();
@@ -169,44 +170,32 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm) lookback_ker
     if (k == 0) store_coherent(s.inclusive + at, scan.aggregate);
     publish(s.aggregate + at, s.flag + at, scan.aggregate, k == 0 ? 3 : 1);
   }
-  // The window, by warp 0: slot i of the W (lane i % 32, folded in order of
-  // i / 32) the inclusive prefix W back (i = 0) or the aggregate of tile
-  // k - W + i; below W, the aggregates of tiles 0 .. k - 1.
-  if (k > 0 && threadIdx.x < kWarpSize) {
-    const int lane = threadIdx.x;
-    // Slot i = lane + 32m: its tile (first + i) and the flag bit it waits
-    // for (0: an empty slot).
+  // The window: slot i of the W the inclusive prefix W back (i = 0) or the
+  // aggregate of tile k - W + i; below W, the aggregates of tiles 0 .. k - 1.
+  // Every thread loads its slots (i = t, t + T, ...) into shared memory, all
+  // flags polled at once and then one fence: one round trip for the window.
+  // Warp 0 then folds it in scan_order.hpp's order (lane j: slots j, j + 32,
+  // ...; then the shuffle tree).
+  if (k > 0) {
     const std::int64_t first = base + (k < kLookbackWindow ? 0 : k - kLookbackWindow);
-    auto bit_of = [&](int m) {
-      const std::int64_t i = lane + std::int64_t(m) * kWarpSize;
-      return k < kLookbackWindow ? (i < k ? 1 : 0) : (i == 0 ? 2 : 1);
-    };
-    auto at_slot = [&](int m) { return first + lane + std::int64_t(m) * kWarpSize; };
-    // Every flag of the lane polled at once, then one fence, then the
-    // partials loaded a batch at a time (a round trip to L2 per batch, not
-    // per slot).
+    auto bit_of = [&](int i) { return k < kLookbackWindow ? (i < k ? 1 : 0) : (i == 0 ? 2 : 1); };
     for (bool ready = false; !ready;) {
       ready = true;
-#pragma unroll
-      for (int m = 0; m < kWindowSlotsPerLane; ++m)
-        if (bit_of(m) != 0 && (load_flag(s.flag + at_slot(m)) & bit_of(m)) == 0) ready = false;
+      for (int i = threadIdx.x; i < kLookbackWindow; i += o.threads)
+        if (bit_of(i) != 0 && (load_flag(s.flag + first + i) & bit_of(i)) == 0) ready = false;
     }
     __threadfence();
-    constexpr int batch = sizeof(P) <= 8 ? 8 : 2;
-    static_assert(kWindowSlotsPerLane % batch == 0, "whole batches");
-    P v = R::identity();
-#pragma unroll
-    for (int b = 0; b < kWindowSlotsPerLane; b += batch) {
-      P slot[batch];
-#pragma unroll
-      for (int m = 0; m < batch; ++m) {
-        slot[m] = R::identity();
-        const int bit = bit_of(b + m);
-        if (bit != 0) slot[m] = load_coherent((bit == 2 ? s.inclusive : s.aggregate) + at_slot(b + m));
-      }
-#pragma unroll
-      for (int m = 0; m < batch; ++m) v = b + m == 0 ? slot[m] : merged<R>(v, slot[m]);
+    for (int i = threadIdx.x; i < kLookbackWindow; i += o.threads) {
+      const int bit = bit_of(i);
+      window[i] = bit == 0 ? R::identity() : load_coherent((bit == 2 ? s.inclusive : s.aggregate) + first + i);
     }
+  }
+  __syncthreads();
+  if (k > 0 && threadIdx.x < kWarpSize) {
+    const int lane = threadIdx.x;
+    P v = window[lane];
+#pragma unroll
+    for (int m = 1; m < kWindowSlotsPerLane; ++m) v = merged<R>(v, window[lane + m * kWarpSize]);
 #pragma unroll
     for (int off = kWarpSize / 2; off >= 1; off /= 2) {
       const P right = shfl_down_partial(v, off);

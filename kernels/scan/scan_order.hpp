@@ -24,8 +24,9 @@ namespace ulpscope::scan {
 // the aggregates of the tiles between; lane j of one warp folds slots j,
 // j + 32, j + 64, ... in that order, then the warp's shuffle tree joins the
 // lanes. A wide window keeps the chain of inclusive prefixes short (tiles / W
-// links of one global-memory round trip each), and the strided slots make
-// each lane's loads of a step one coalesced read.
+// links of one global-memory round trip each). The kernel loads the whole
+// window at once (thread t the slots t, t + T, ...) into shared memory and
+// warp 0 folds it there.
 struct ScanPolicy {
   static constexpr int kItemsPerThread = 16;
   static constexpr int kWindowSlotsPerLane = 16;
