@@ -249,7 +249,8 @@ int main(int argc, char** argv) {
           rows.push_back(row);
         }
 
-    std::printf("| shape | accumulator | format | default threads x blocks | ms | fraction of cub fp32 | best threads x blocks | ms | GB/s | fraction of cub fp32 |\n");
+    std::printf("| shape | accumulator | format | default threads x blocks | ms | fraction of cub fp32 "
+                "| best threads x blocks | ms | GB/s | fraction of cub fp32 |\n");
     std::printf("|---|---|---|---|---:|---:|---|---:|---:|---:|\n");
     for (const Row& r : rows) {
       const Timed &d = r.configs.front(), &b = r.best();
@@ -332,7 +333,8 @@ int main(int argc, char** argv) {
                                          words, count);
         unsigned long long differing = 0;
         check(cudaMemcpy(&differing, count, sizeof differing, cudaMemcpyDeviceToHost), "cudaMemcpy count");
-        std::printf("exact %s: lookback (%d threads) and reduce_then_scan (%d x %d) outputs: %llu differing words of %lld\n",
+        std::printf("exact %s: lookback (%d threads) and reduce_then_scan (%d x %d) outputs: "
+                    "%llu differing words of %lld\n",
                     str(in).c_str(), c1.threads, c2.threads, c2.blocks, differing, (long long)words);
         exact_agree = exact_agree && differing == 0;
         agree_json += std::string(agree_json.empty() ? "" : ", ") + "{\"dtype\": \"" + str(in) +

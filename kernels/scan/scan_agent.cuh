@@ -274,8 +274,8 @@ __device__ __forceinline__ void scan_tile_chained(WarpScanShared<R>& wsh, BrentK
   using P = typename R::Partial;
   const ThreadItems it = load_items(x, o, tile);
   const P v = fold_items<R>(it);
-  const ThreadScan<P> s =
-      bsh != nullptr ? brent_kung_block_scan_device<R>(*bsh, v, o.threads) : warp_block_scan_device<R>(wsh, v, o.threads);
+  const ThreadScan<P> s = bsh != nullptr ? brent_kung_block_scan_device<R>(*bsh, v, o.threads)
+                                          : warp_block_scan_device<R>(wsh, v, o.threads);
   P seed = R::identity();
   const bool has_seed = seed_of<R>(s, carry, has_carry, seed);
   write_items<R>(out, it, seed, has_seed, r);

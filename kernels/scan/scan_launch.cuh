@@ -89,8 +89,8 @@ __global__ void __launch_bounds__(kMaxThreads) chained_scan_kernel(const Elem* x
 // reduce_then_scan, phase 1: block b of line blockIdx.y folds its tiles'
 // aggregates into sums[line * B + b].
 template <class R, class Elem>
-__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm) block_sums_kernel(const Elem* x, typename R::Partial* sums,
-                                                                 LineGeometry g) {
+__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
+    block_sums_kernel(const Elem* x, typename R::Partial* sums, LineGeometry g) {
   using P = typename R::Partial;
   __shared__ WarpScanShared<R> sh;
   const std::int64_t line = blockIdx.y;
@@ -121,8 +121,8 @@ __global__ void block_carries_kernel(const typename R::Partial* sums, typename R
 
 // Phase 3: block b rescans its tiles with carries[b] (none for block 0).
 template <class R, class Elem, class Out>
-__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm) rescan_kernel(const Elem* x, Out* out,
-                                                             const typename R::Partial* carries, LineGeometry g) {
+__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
+    rescan_kernel(const Elem* x, Out* out, const typename R::Partial* carries, LineGeometry g) {
   using P = typename R::Partial;
   __shared__ WarpScanShared<R> sh;
   const std::int64_t line = blockIdx.y;
@@ -149,8 +149,8 @@ struct TileStatus {
 // lookback_window_reduce, by warp 0), publishes its inclusive prefix and
 // writes its outputs from the registers.
 template <class R, class Elem, class Out>
-__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm) lookback_kernel(const Elem* x, Out* out,
-                                                               TileStatus<typename R::Partial> s, LineGeometry g) {
+__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
+    lookback_kernel(const Elem* x, Out* out, TileStatus<typename R::Partial> s, LineGeometry g) {
   using P = typename R::Partial;
   __shared__ WarpScanShared<R> sh;
   __shared__ std::int64_t tile_shared;
