@@ -29,6 +29,8 @@ struct FixedPointSum {
     std::uint32_t flags;
   };
   using Partial = State;
+  // total() is already a value of Out: storing it in Out rounds nothing.
+  static constexpr bool kTotalRoundedToOut = true;
 
   ULPSCOPE_HD static State start() { return {0, 0}; }
   ULPSCOPE_HD static Partial identity() { return {0, 0}; }
@@ -82,8 +84,13 @@ struct FixedPointSum {
  private:
   ULPSCOPE_HD static int bit_length(unsigned __int128 v) {
     const std::uint64_t hi = static_cast<std::uint64_t>(v >> 64), lo = static_cast<std::uint64_t>(v);
-    int n = 0;
-    for (std::uint64_t w = hi != 0 ? hi : lo; w != 0; w >>= 1) ++n;
+    const std::uint64_t w = hi != 0 ? hi : lo;
+    if (w == 0) return 0;
+#if defined(__CUDA_ARCH__)
+    const int n = 64 - __clzll(static_cast<long long>(w));
+#else
+    const int n = 64 - __builtin_clzll(w);
+#endif
     return hi != 0 ? n + 64 : n;
   }
 };

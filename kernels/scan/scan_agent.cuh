@@ -1,16 +1,21 @@
 #pragma once
 // One block's share of a scan (CUDA): a tile of T threads x K elements in the
-// order of scan_order.hpp, each level run with one thread per lane on values
-// staged in shared memory (the host model runs the same merges in loops):
+// order of scan_order.hpp, kept in registers from its one load to its
+// stores, each level run with one thread per lane (the host model runs the
+// same merges in loops):
 // - Kogge-Stone at offset d: lane l >= d takes merge(v[l - d], v[l]) of the
-//   step before (read, __syncwarp, write);
-// - Brent-Kung's sweeps, one level per __syncthreads;
-// - the look-back window's tree, lane j < off taking lane j + off.
+//   step before (__shfl_up_sync, word by word for wider partials);
+// - Brent-Kung's sweeps in shared memory, one level per __syncthreads;
+// - the look-back window's tree, lane j < off taking lane j + off
+//   (__shfl_down_sync).
 // Every merge is the accumulator's own, with explicit rounding
 // (kernels/rounded_arith.hpp), so the bits equal scan_model.cpp's.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "formats/binary_format.hpp"
@@ -25,67 +30,156 @@ namespace ulpscope::scan {
 inline constexpr int kMaxThreads = kMaxScanThreads;
 
 template <class R>
-struct TileShared {
-  using P = typename R::Partial;
-  P v[kMaxThreads];
-  P exclusive[kMaxThreads];
-  P warp_totals[kWarpSize];
-  P window[kWarpSize];
-  P carry;
-  bool has_carry;
-};
-
-template <class R>
 __device__ __forceinline__ typename R::Partial merged(typename R::Partial a, const typename R::Partial& b) {
   R::merge(a, b);
   return a;
 }
 
-// Kogge-Stone over lanes [0, lanes) of one warp's slice v (every lane of the
-// warp calls it).
-template <class R>
-__device__ __forceinline__ void kogge_stone_warp(typename R::Partial* v, int lane, int lanes) {
-  for (int d = 1; d < kWarpSize; d *= 2) {
-    typename R::Partial left{};
-    const bool takes = lane >= d && lane < lanes;
-    if (takes) left = v[lane - d];
-    __syncwarp();
-    if (takes) v[lane] = merged<R>(left, v[lane]);
-    __syncwarp();
-  }
+// A partial moved across lanes one 32-bit word at a time (every lane of the
+// warp calls them).
+template <class P>
+__device__ __forceinline__ P shfl_up_partial(const P& v, int d) {
+  static_assert(sizeof(P) % 4 == 0, "partials are whole 32-bit words");
+  unsigned w[sizeof(P) / 4];
+  std::memcpy(w, &v, sizeof(P));
+#pragma unroll
+  for (int i = 0; i < int(sizeof(P) / 4); ++i) w[i] = __shfl_up_sync(0xFFFFFFFFu, w[i], d);
+  P r;
+  std::memcpy(&r, w, sizeof(P));
+  return r;
+}
+template <class P>
+__device__ __forceinline__ P shfl_down_partial(const P& v, int d) {
+  static_assert(sizeof(P) % 4 == 0, "partials are whole 32-bit words");
+  unsigned w[sizeof(P) / 4];
+  std::memcpy(w, &v, sizeof(P));
+#pragma unroll
+  for (int i = 0; i < int(sizeof(P) / 4); ++i) w[i] = __shfl_down_sync(0xFFFFFFFFu, w[i], d);
+  P r;
+  std::memcpy(&r, w, sizeof(P));
+  return r;
 }
 
-// scan_order.hpp's warp_block_scan, one thread per lane.
+// A thread's K elements of a tile, widened to float, in registers.
+struct ThreadItems {
+  float x[kItemsPerThread];
+  std::int64_t first;  // the index of x[0] in the line
+  int items;           // how many of the K exist
+};
+
+// 16-byte loads where the thread's K elements all exist and start on a
+// 16-byte boundary (a row of odd length need not), else one at a time.
+template <class Elem>
+__device__ __forceinline__ ThreadItems load_items(const Elem* x, const TileOrder& o, std::int64_t tile) {
+  ThreadItems it;
+  it.first = o.first(tile, threadIdx.x);
+  it.items = o.items(tile, threadIdx.x);
+  const Elem* p = x + it.first;
+  constexpr int width = tree::Vector<Elem>::width;
+  static_assert(kItemsPerThread % width == 0, "a thread's items are whole vectors");
+  if (it.items == kItemsPerThread && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
+#pragma unroll
+    for (int v = 0; v < kItemsPerThread / width; ++v) tree::widen_vector(tree::load_vector(p, v), it.x + v * width);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kItemsPerThread; ++j) it.x[j] = j < it.items ? tree::widen(p[j]) : 0.0f;
+  }
+  return it;
+}
+
+// Step 1: the thread's aggregate, its elements folded in index order.
 template <class R>
-__device__ void warp_block_scan_device(TileShared<R>& sh, int threads) {
+__device__ __forceinline__ typename R::Partial fold_items(const ThreadItems& it) {
+  auto st = R::start();
+#pragma unroll
+  for (int j = 0; j < kItemsPerThread; ++j)
+    if (j < it.items) R::add(st, R::term(it.x[j]));
+  return R::partial(st);
+}
+
+// Step 2's result in each thread: its exclusive prefix (none in thread 0)
+// and the tile's aggregate.
+template <class P>
+struct ThreadScan {
+  P exclusive;
+  bool has_exclusive;
+  P aggregate;
+};
+
+template <class R>
+struct WarpScanShared {
+  typename R::Partial warp_totals[kMaxThreads / kWarpSize];
+  typename R::Partial aggregate;
+};
+
+template <class R>
+struct BrentKungShared {
+  typename R::Partial s[kMaxThreads];
+};
+
+// Kogge-Stone over one warp's lanes by shuffles (every lane calls it; lanes
+// at or past `lanes` compute values nobody reads).
+template <class R>
+__device__ __forceinline__ typename R::Partial kogge_stone_warp(typename R::Partial v, int lane) {
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d *= 2) {
+    const auto left = shfl_up_partial(v, d);
+    if (lane >= d) v = merged<R>(left, v);
+  }
+  return v;
+}
+
+// scan_order.hpp's warp_block_scan, one thread per lane. The shared memory
+// is free again when it returns.
+template <class R>
+__device__ ThreadScan<typename R::Partial> warp_block_scan_device(WarpScanShared<R>& sh, typename R::Partial v,
+                                                                  int threads) {
+  using P = typename R::Partial;
   const int t = threadIdx.x, w = t / kWarpSize, lane = t % kWarpSize, warps = threads / kWarpSize;
-  kogge_stone_warp<R>(sh.v + w * kWarpSize, lane, kWarpSize);
+  v = kogge_stone_warp<R>(v, lane);
+  if (lane == kWarpSize - 1) sh.warp_totals[w] = v;
   __syncthreads();
-  if (t < warps) sh.warp_totals[t] = sh.v[t * kWarpSize + kWarpSize - 1];
+  if (w == 0) {
+    P total = lane < warps ? sh.warp_totals[lane] : R::identity();
+    total = kogge_stone_warp<R>(total, lane);
+    if (lane < warps) sh.warp_totals[lane] = total;
+  }
   __syncthreads();
-  if (w == 0) kogge_stone_warp<R>(sh.warp_totals, lane, warps);
+  const P before = shfl_up_partial(v, 1);  // lane l - 1's warp-inclusive value
+  ThreadScan<P> r;
+  r.has_exclusive = t > 0;
+  r.exclusive = R::identity();
+  if (lane > 0) r.exclusive = w > 0 ? merged<R>(sh.warp_totals[w - 1], before) : before;
+  else if (w > 0) r.exclusive = sh.warp_totals[w - 1];
+  if (t == threads - 1) sh.aggregate = w > 0 ? merged<R>(sh.warp_totals[w - 1], v) : v;
   __syncthreads();
-  if (lane > 0) sh.exclusive[t] = w > 0 ? merged<R>(sh.warp_totals[w - 1], sh.v[t - 1]) : sh.v[t - 1];
-  else if (w > 0) sh.exclusive[t] = sh.warp_totals[w - 1];
-  __syncthreads();
-  if (w > 0) sh.v[t] = merged<R>(sh.warp_totals[w - 1], sh.v[t]);
-  __syncthreads();
+  r.aggregate = sh.aggregate;
+  __syncthreads();  // sh is rewritten by the next tile
+  return r;
 }
 
 // scan_order.hpp's brent_kung_block_scan, one thread per slot.
 template <class R>
-__device__ void brent_kung_block_scan_device(TileShared<R>& sh, int threads) {
+__device__ ThreadScan<typename R::Partial> brent_kung_block_scan_device(BrentKungShared<R>& sh,
+                                                                        typename R::Partial v, int threads) {
+  using P = typename R::Partial;
   const int t = threadIdx.x;
+  sh.s[t] = v;
+  __syncthreads();
   for (int d = 1; d < threads; d *= 2) {
-    if ((t + 1) % (2 * d) == 0) sh.v[t] = merged<R>(sh.v[t - d], sh.v[t]);
+    if ((t + 1) % (2 * d) == 0) sh.s[t] = merged<R>(sh.s[t - d], sh.s[t]);
     __syncthreads();
   }
   for (int d = threads / 4; d >= 1; d /= 2) {
-    if ((t + 1) % (2 * d) == 0 && t + d < threads) sh.v[t + d] = merged<R>(sh.v[t], sh.v[t + d]);
+    if ((t + 1) % (2 * d) == 0 && t + d < threads) sh.s[t + d] = merged<R>(sh.s[t], sh.s[t + d]);
     __syncthreads();
   }
-  if (t > 0) sh.exclusive[t] = sh.v[t - 1];
+  ThreadScan<P> r;
+  r.has_exclusive = t > 0;
+  r.exclusive = t > 0 ? sh.s[t - 1] : R::identity();
+  r.aggregate = sh.s[threads - 1];
   __syncthreads();
+  return r;
 }
 
 // Where the running values go: out_dtype and its saturation (fp8 outputs).
@@ -94,65 +188,99 @@ struct OutRounding {
   Saturation sat;
 };
 
-// The output element: the running value rounded to the output format as
-// kernels/out_format.hpp's round_to_out does: stored in out_dtype (fp32,
-// fp16, bf16), or widened to double (the GPU backend's outputs).
-template <class Out>
-__device__ __forceinline__ void store_output(Out* out, std::int64_t i, double v, OutRounding r) {
-  if constexpr (std::is_same_v<Out, double>) out[i] = round_to_out(v, r.out, r.sat);
-  else if constexpr (std::is_same_v<Out, float>) out[i] = __double2float_rn(v);
-  else out[i] = Out::from_bits(encode<typename Out::format>(v));
+// Accumulators whose total() is already a value of the output format (the
+// exact scan's fixed-point integer, rounded once): its conversion to the
+// output storage rounds nothing.
+template <class R, class = void>
+struct TotalIsRounded : std::false_type {};
+template <class R>
+struct TotalIsRounded<R, std::void_t<decltype(R::kTotalRoundedToOut)>>
+    : std::bool_constant<R::kTotalRoundedToOut> {};
+
+// The storage bits of one output, rounded to nearest even as
+// kernels/out_format.hpp's round_to_out does (one rounding, from a float
+// where the total is a float or already a value of the output format).
+template <class R, class Out>
+__device__ __forceinline__ auto output_bits(typename R::value_t v) {
+  constexpr bool from_float = std::is_same_v<typename R::value_t, float> || TotalIsRounded<R>::value;
+  if constexpr (std::is_same_v<Out, float>) {
+    if constexpr (from_float) return float(v);
+    else return __double2float_rn(v);
+  } else if constexpr (std::is_same_v<typename Out::format, Fp16Format>) {
+    if constexpr (from_float) return std::uint16_t(__half_as_ushort(__float2half_rn(float(v))));
+    else return std::uint16_t(encode<Fp16Format>(double(v)));
+  } else {
+    static_assert(std::is_same_v<typename Out::format, Bf16Format>, "the scans write fp32, fp16 or bf16");
+    if constexpr (from_float) return std::uint16_t(__bfloat16_as_ushort(__float2bfloat16_rn(float(v))));
+    else return std::uint16_t(encode<Bf16Format>(double(v)));
+  }
 }
 
-// One tile: step 1 (each thread folds its K elements), step 2 (the block
-// scan), step 3 (the rescan from merge(carry, exclusive), written to out
-// when out is not null). The carry is sh.carry / sh.has_carry. Returns
-// (in every thread) the tile's aggregate, the last thread's inclusive value.
-template <class R, class Elem, class Out>
-__device__ typename R::Partial scan_tile_device(TileShared<R>& sh, Shape block_scan, const TileOrder& o,
-                                                std::int64_t tile, const Elem* x, Out* out, OutRounding sat) {
-  using P = typename R::Partial;
-  const int t = threadIdx.x;
-  const std::int64_t first = o.first(tile, t);
-  const int items = o.items(tile, t);
-  float xs[kItemsPerThread];
+// Step 3: from the seed (or empty), each element added again and its running
+// value written, rounded to the output format; 16-byte stores where the
+// thread's K outputs all exist and start on a 16-byte boundary.
+template <class R, class Out>
+__device__ __forceinline__ void write_items(Out* out, const ThreadItems& it, const typename R::Partial& seed,
+                                            bool has_seed, OutRounding r) {
+  auto run = has_seed ? seed : R::start();
+  if constexpr (std::is_same_v<Out, double>) {  // the GPU backend's outputs
 #pragma unroll
-  for (int j = 0; j < kItemsPerThread; ++j) xs[j] = j < items ? tree::widen(x[first + j]) : 0.0f;
-  auto st = R::start();
-#pragma unroll
-  for (int j = 0; j < kItemsPerThread; ++j)
-    if (j < items) R::add(st, R::term(xs[j]));
-  sh.v[t] = R::partial(st);
-  __syncthreads();
-  if (block_scan == Shape::block) brent_kung_block_scan_device<R>(sh, o.threads);
-  else warp_block_scan_device<R>(sh, o.threads);
-  if (out != nullptr) {
-    const bool has_seed = sh.has_carry || t > 0;
-    P seed = R::identity();
-    if (t > 0) seed = sh.has_carry ? merged<R>(sh.carry, sh.exclusive[t]) : sh.exclusive[t];
-    else if (sh.has_carry) seed = sh.carry;
-    auto run = has_seed ? seed : R::start();
+    for (int j = 0; j < kItemsPerThread; ++j)
+      if (j < it.items) {
+        R::add(run, R::term(it.x[j]));
+        out[it.first + j] = round_to_out(double(R::total(R::partial(run))), r.out, r.sat);
+      }
+  } else {
+    using Bits = decltype(output_bits<R, Out>(typename R::value_t{}));
+    static_assert(sizeof(Bits) == sizeof(Out));
+    Bits bits[kItemsPerThread];
 #pragma unroll
     for (int j = 0; j < kItemsPerThread; ++j) {
-      if (j < items) {
-        R::add(run, R::term(xs[j]));
-        store_output(out, first + j, double(R::total(R::partial(run))), sat);
+      if (j < it.items) R::add(run, R::term(it.x[j]));
+      bits[j] = output_bits<R, Out>(R::total(R::partial(run)));
+    }
+    Out* p = out + it.first;
+    constexpr int width = 16 / int(sizeof(Out));
+    if (it.items == kItemsPerThread && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
+#pragma unroll
+      for (int v = 0; v < kItemsPerThread / width; ++v) {
+        uint4 w;
+        std::memcpy(&w, bits + v * width, 16);
+        reinterpret_cast<uint4*>(p)[v] = w;
       }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kItemsPerThread; ++j)
+        if (j < it.items) std::memcpy(p + j, bits + j, sizeof(Out));
     }
   }
-  const P aggregate = sh.v[o.threads - 1];
-  __syncthreads();  // sh.v and sh.carry are rewritten by the next tile
-  return aggregate;
 }
 
-// The next carry: merge(carry, aggregate), by thread 0, seen by all.
+// The seed of step 3: merge(carry, exclusive), or whichever exists.
 template <class R>
-__device__ __forceinline__ void chain_carry(TileShared<R>& sh, const typename R::Partial& aggregate) {
-  if (threadIdx.x == 0) {
-    sh.carry = sh.has_carry ? merged<R>(sh.carry, aggregate) : aggregate;
-    sh.has_carry = true;
-  }
-  __syncthreads();
+__device__ __forceinline__ bool seed_of(const ThreadScan<typename R::Partial>& s, const typename R::Partial& carry,
+                                        bool has_carry, typename R::Partial& seed) {
+  if (s.has_exclusive) seed = has_carry ? merged<R>(carry, s.exclusive) : s.exclusive;
+  else if (has_carry) seed = carry;
+  return s.has_exclusive || has_carry;
+}
+
+// One tile of the chained shapes: steps 1-3 with the carry (every thread
+// holds the same), then the carry moved past the tile.
+template <class R, class Elem, class Out>
+__device__ __forceinline__ void scan_tile_chained(WarpScanShared<R>& wsh, BrentKungShared<R>* bsh,
+                                                  const TileOrder& o, std::int64_t tile, const Elem* x, Out* out,
+                                                  OutRounding r, typename R::Partial& carry, bool& has_carry) {
+  using P = typename R::Partial;
+  const ThreadItems it = load_items(x, o, tile);
+  const P v = fold_items<R>(it);
+  const ThreadScan<P> s = bsh != nullptr ? brent_kung_block_scan_device<R>(*bsh, v, o.threads)
+                                          : warp_block_scan_device<R>(wsh, v, o.threads);
+  P seed = R::identity();
+  const bool has_seed = seed_of<R>(s, carry, has_carry, seed);
+  write_items<R>(out, it, seed, has_seed, r);
+  carry = has_carry ? merged<R>(carry, s.aggregate) : s.aggregate;
+  has_carry = true;
 }
 
 }  // namespace ulpscope::scan

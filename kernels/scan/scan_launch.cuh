@@ -5,7 +5,7 @@
 //   warp, block        one block per line walks its tiles, carrying c
 //   reduce_then_scan   block sums; one thread per line scans them; rescan
 //   lookback           one block per tile (tile ids drawn in order from a
-//                      counter), the fixed 32-tile window of scan_order.hpp
+//                      counter), the fixed window of scan_order.hpp
 // Workspace: reduce_then_scan keeps B block sums and B exclusive sums per
 // line; lookback a counter per line and, per tile, its aggregate, inclusive
 // prefix and a flag (1: aggregate published, 2: inclusive published).
@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 
 #include "kernels/cuda/device_problem.hpp"
@@ -24,25 +25,44 @@ namespace ulpscope::scan {
 template <class P>
 __device__ __forceinline__ P load_coherent(const P* p) {
   static_assert(sizeof(P) % 4 == 0, "partials are whole 32-bit words");
-  P r;
-  auto* w = reinterpret_cast<unsigned*>(&r);
+  unsigned w[sizeof(P) / 4];
   const auto* s = reinterpret_cast<const unsigned*>(p);
+#pragma unroll
   for (int i = 0; i < int(sizeof(P) / 4); ++i) w[i] = __ldcg(s + i);
+  P r;
+  std::memcpy(&r, w, sizeof(P));
   return r;
 }
 
 template <class P>
 __device__ __forceinline__ void store_coherent(P* p, const P& v) {
+  unsigned w[sizeof(P) / 4];
+  std::memcpy(w, &v, sizeof(P));
   auto* d = reinterpret_cast<unsigned*>(p);
-  const auto* w = reinterpret_cast<const unsigned*>(&v);
+#pragma unroll
   for (int i = 0; i < int(sizeof(P) / 4); ++i) __stcg(d + i, w[i]);
 }
 
-__device__ __forceinline__ void wait_for(const int* flag, int bit) {
-  while ((atomicAdd(const_cast<int*>(flag), 0) & bit) == 0) {
-  }
-  __threadfence();
+// A tile's flag, a relaxed load at GPU scope: the __threadfence after the
+// polls, paired with the publisher's fence before its atomicOr, orders the
+// partials' loads after the flags that announced them.
+__device__ __forceinline__ int load_flag(const int* flag) {
+  int v;
+  asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+  return v;
 }
+
+template <class P>
+__device__ __forceinline__ void publish(P* slot, int* flag, const P& v, int bit) {
+  store_coherent(slot, v);
+  __threadfence();
+  atomicOr(flag, bit);
+}
+
+// The grid shapes' occupancy floor: at least two blocks of kMaxThreads on
+// an SM (at most 64 registers a thread), so that one block's loads overlap
+// another's look-back or block scan.
+inline constexpr int kGridMinBlocksPerSm = 2;
 
 struct LineGeometry {
   std::int64_t lines, length;
@@ -52,34 +72,38 @@ struct LineGeometry {
 
 // warp and block: blockIdx.x is the line.
 template <class R, class Elem, class Out>
-__global__ void chained_scan_kernel(const Elem* x, Out* out, LineGeometry g, Shape block_scan) {
-  __shared__ TileShared<R> sh;
+__global__ void __launch_bounds__(kMaxThreads) chained_scan_kernel(const Elem* x, Out* out, LineGeometry g,
+                                                                   Shape block_scan) {
+  using P = typename R::Partial;
+  __shared__ WarpScanShared<R> wsh;
+  __shared__ BrentKungShared<R> bsh;
   const std::int64_t line = blockIdx.x;
   const TileOrder o{g.length, g.threads};
-  if (threadIdx.x == 0) sh.has_carry = false;
-  __syncthreads();
-  for (std::int64_t k = 0; k < o.tiles(); ++k) {
-    const auto a = scan_tile_device<R>(sh, block_scan, o, k, x + line * g.length, out + line * g.length, g.sat);
-    chain_carry<R>(sh, a);
-  }
+  P carry = R::identity();
+  bool has_carry = false;
+  BrentKungShared<R>* b = block_scan == Shape::block ? &bsh : nullptr;
+  for (std::int64_t k = 0; k < o.tiles(); ++k)
+    scan_tile_chained<R>(wsh, b, o, k, x + line * g.length, out + line * g.length, g.sat, carry, has_carry);
 }
 
 // reduce_then_scan, phase 1: block b of line blockIdx.y folds its tiles'
 // aggregates into sums[line * B + b].
-template <class R, class Elem, class Out>
-__global__ void block_sums_kernel(const Elem* x, typename R::Partial* sums, LineGeometry g) {
-  __shared__ TileShared<R> sh;
+template <class R, class Elem>
+__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
+    block_sums_kernel(const Elem* x, typename R::Partial* sums, LineGeometry g) {
+  using P = typename R::Partial;
+  __shared__ WarpScanShared<R> sh;
   const std::int64_t line = blockIdx.y;
   const TileOrder o{g.length, g.threads};
   const std::int64_t per = tiles_per_block(o.tiles(), gridDim.x), begin = blockIdx.x * per;
   const std::int64_t end = o.tiles() < begin + per ? o.tiles() : begin + per;
-  if (threadIdx.x == 0) sh.has_carry = false;
-  __syncthreads();
+  P sum = R::identity();
   for (std::int64_t k = begin; k < end; ++k) {
-    const auto a = scan_tile_device<R, Elem, Out>(sh, Shape::warp, o, k, x + line * g.length, nullptr, g.sat);
-    chain_carry<R>(sh, a);
+    const ThreadItems it = load_items(x + line * g.length, o, k);
+    const P a = warp_block_scan_device<R>(sh, fold_items<R>(it), o.threads).aggregate;
+    sum = k == begin ? a : merged<R>(sum, a);
   }
-  if (threadIdx.x == 0 && begin < end) sums[line * gridDim.x + blockIdx.x] = sh.carry;
+  if (threadIdx.x == 0 && begin < end) sums[line * gridDim.x + blockIdx.x] = sum;
 }
 
 // Phase 2: one thread per line, the block sums' exclusive scan, serially.
@@ -97,21 +121,19 @@ __global__ void block_carries_kernel(const typename R::Partial* sums, typename R
 
 // Phase 3: block b rescans its tiles with carries[b] (none for block 0).
 template <class R, class Elem, class Out>
-__global__ void rescan_kernel(const Elem* x, Out* out, const typename R::Partial* carries, LineGeometry g) {
-  __shared__ TileShared<R> sh;
+__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
+    rescan_kernel(const Elem* x, Out* out, const typename R::Partial* carries, LineGeometry g) {
+  using P = typename R::Partial;
+  __shared__ WarpScanShared<R> sh;
   const std::int64_t line = blockIdx.y;
   const TileOrder o{g.length, g.threads};
   const std::int64_t per = tiles_per_block(o.tiles(), gridDim.x), begin = blockIdx.x * per;
   const std::int64_t end = o.tiles() < begin + per ? o.tiles() : begin + per;
-  if (threadIdx.x == 0) {
-    sh.has_carry = blockIdx.x > 0 && begin < end;
-    if (sh.has_carry) sh.carry = carries[line * gridDim.x + blockIdx.x];
-  }
-  __syncthreads();
-  for (std::int64_t k = begin; k < end; ++k) {
-    const auto a = scan_tile_device<R>(sh, Shape::warp, o, k, x + line * g.length, out + line * g.length, g.sat);
-    chain_carry<R>(sh, a);
-  }
+  bool has_carry = blockIdx.x > 0 && begin < end;
+  P carry = has_carry ? carries[line * gridDim.x + blockIdx.x] : R::identity();
+  for (std::int64_t k = begin; k < end; ++k)
+    scan_tile_chained<R>(sh, static_cast<BrentKungShared<R>*>(nullptr), o, k, x + line * g.length,
+                         out + line * g.length, g.sat, carry, has_carry);
 }
 
 template <class P>
@@ -122,66 +144,72 @@ struct TileStatus {
   unsigned long long* counter;  // one per line
 };
 
-// lookback: each block draws the next tile of line blockIdx.y.
+// lookback: each block draws the next tile k of line blockIdx.y, loads it
+// once, publishes its aggregate, folds its window (scan_order.hpp's
+// lookback_window_reduce, by warp 0), publishes its inclusive prefix and
+// writes its outputs from the registers.
 template <class R, class Elem, class Out>
-__global__ void lookback_kernel(const Elem* x, Out* out, TileStatus<typename R::Partial> s, LineGeometry g) {
+__global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
+    lookback_kernel(const Elem* x, Out* out, TileStatus<typename R::Partial> s, LineGeometry g) {
   using P = typename R::Partial;
-  __shared__ TileShared<R> sh;
+  __shared__ WarpScanShared<R> sh;
   __shared__ std::int64_t tile_shared;
+  __shared__ P carry_shared;
+  __shared__ P window[kLookbackWindow];
   const std::int64_t line = blockIdx.y;
   const TileOrder o{g.length, g.threads};
   const std::int64_t tiles = o.tiles();
   if (threadIdx.x == 0) tile_shared = std::int64_t(atomicAdd(s.counter + line, 1ull));
   __syncthreads();
   const std::int64_t k = tile_shared;
-  const std::int64_t at = line * tiles + k;
-  // The aggregate first (no carry needed), published at once.
-  if (threadIdx.x == 0) sh.has_carry = false;
-  __syncthreads();
-  const P a = scan_tile_device<R, Elem, Out>(sh, Shape::warp, o, k, x + line * g.length, nullptr, g.sat);
-  if (threadIdx.x == 0) {
-    store_coherent(s.aggregate + at, a);
-    __threadfence();
-    atomicOr(s.flag + at, 1);
+  const std::int64_t base = line * tiles, at = base + k;
+  const ThreadItems it = load_items(x + line * g.length, o, k);
+  const ThreadScan<P> scan = warp_block_scan_device<R>(sh, fold_items<R>(it), o.threads);
+  // The aggregate at once (no carry needed); tile 0's is its inclusive prefix too.
+  if (threadIdx.x == o.threads - 1) {
+    if (k == 0) store_coherent(s.inclusive + at, scan.aggregate);
+    publish(s.aggregate + at, s.flag + at, scan.aggregate, k == 0 ? 3 : 1);
   }
-  // The window, by warp 0: lane 0 the inclusive prefix 32 back (or the
-  // aggregate of tile 0), lanes 1..31 the aggregates after it.
-  const int lane = threadIdx.x;
-  if (k > 0 && threadIdx.x < kWarpSize) {
-    P v = R::identity();
-    if (k < kLookbackWindow) {
-      if (lane < k) {
-        wait_for(s.flag + line * tiles + lane, 1);
-        v = load_coherent(s.aggregate + line * tiles + lane);
-      }
-    } else {
-      const std::int64_t j = k - kLookbackWindow + lane;
-      wait_for(s.flag + line * tiles + j, lane == 0 ? 2 : 1);
-      v = load_coherent((lane == 0 ? s.inclusive : s.aggregate) + line * tiles + j);
+  // The window: slot i of the W the inclusive prefix W back (i = 0) or the
+  // aggregate of tile k - W + i; below W, the aggregates of tiles 0 .. k - 1.
+  // Every thread loads its slots (i = t, t + T, ...) into shared memory, all
+  // flags polled at once and then one fence: one round trip for the window.
+  // Warp 0 then folds it in scan_order.hpp's order (lane j: slots j, j + 32,
+  // ...; then the shuffle tree).
+  if (k > 0) {
+    const std::int64_t first = base + (k < kLookbackWindow ? 0 : k - kLookbackWindow);
+    auto bit_of = [&](int i) { return k < kLookbackWindow ? (i < k ? 1 : 0) : (i == 0 ? 2 : 1); };
+    for (bool ready = false; !ready;) {
+      ready = true;
+      for (int i = threadIdx.x; i < kLookbackWindow; i += o.threads)
+        if (bit_of(i) != 0 && (load_flag(s.flag + first + i) & bit_of(i)) == 0) ready = false;
     }
-    sh.window[lane] = v;
-    __syncwarp();
+    __threadfence();
+    for (int i = threadIdx.x; i < kLookbackWindow; i += o.threads) {
+      const int bit = bit_of(i);
+      window[i] = bit == 0 ? R::identity() : load_coherent((bit == 2 ? s.inclusive : s.aggregate) + first + i);
+    }
+  }
+  __syncthreads();
+  if (k > 0 && threadIdx.x < kWarpSize) {
+    const int lane = threadIdx.x;
+    P v = window[lane];
+#pragma unroll
+    for (int m = 1; m < kWindowSlotsPerLane; ++m) v = merged<R>(v, window[lane + m * kWarpSize]);
+#pragma unroll
     for (int off = kWarpSize / 2; off >= 1; off /= 2) {
-      P right{};
-      if (lane < off) right = sh.window[lane + off];
-      __syncwarp();
-      if (lane < off) sh.window[lane] = merged<R>(sh.window[lane], right);
-      __syncwarp();
+      const P right = shfl_down_partial(v, off);
+      if (lane < off) v = merged<R>(v, right);
     }
     if (lane == 0) {
-      sh.carry = sh.window[0];
-      sh.has_carry = true;
-      store_coherent(s.inclusive + at, merged<R>(sh.carry, a));
-      __threadfence();
-      atomicOr(s.flag + at, 2);
+      carry_shared = v;
+      publish(s.inclusive + at, s.flag + at, merged<R>(v, scan.aggregate), 2);
     }
-  } else if (k == 0 && threadIdx.x == 0) {
-    store_coherent(s.inclusive + at, a);
-    __threadfence();
-    atomicOr(s.flag + at, 2);
   }
   __syncthreads();
-  scan_tile_device<R>(sh, Shape::warp, o, k, x + line * g.length, out + line * g.length, g.sat);
+  P seed = R::identity();
+  const bool has_seed = seed_of<R>(scan, carry_shared, k > 0, seed);
+  write_items<R>(out + line * g.length, it, seed, has_seed, g.sat);
 }
 
 inline std::size_t aligned(std::size_t b) { return (b + 255) / 256 * 256; }
@@ -221,7 +249,7 @@ void launch_scan_with(Shape shape, const Elem* x, Out* out, std::int64_t lines, 
       auto* sums = reinterpret_cast<P*>(base);
       auto* carries = reinterpret_cast<P*>(base + aligned(std::size_t(lines) * blocks * sizeof(P)));
       const dim3 grid{unsigned(blocks), unsigned(lines)};
-      block_sums_kernel<R, Elem, Out><<<grid, cfg.threads, 0, stream>>>(x, sums, g);
+      block_sums_kernel<R, Elem><<<grid, cfg.threads, 0, stream>>>(x, sums, g);
       block_carries_kernel<R><<<unsigned((lines + 127) / 128), 128, 0, stream>>>(sums, carries, lines, blocks, used);
       rescan_kernel<R><<<grid, cfg.threads, 0, stream>>>(x, out, carries, g);
       return;

@@ -141,15 +141,16 @@ void scan_line(const KernelSpec& spec, const LaunchConfig& cfg, const float* x, 
       for (std::int64_t k = 0; k < tiles; ++k) {
         Maybe<R> carry;
         if (k > 0) {
-          P window[kLookbackWindow];
-          std::fill(window, window + kLookbackWindow, R::identity());
+          std::vector<P> window(std::size_t(kLookbackWindow), R::identity());
           if (k < kLookbackWindow) {
-            for (std::int64_t j = 0; j < k; ++j) window[j] = aggregate[std::size_t(j)];
+            for (std::int64_t j = 0; j < k; ++j) window[std::size_t(j)] = aggregate[std::size_t(j)];
           } else {
             window[0] = inclusive[std::size_t(k - kLookbackWindow)];
-            for (int j = 1; j < kLookbackWindow; ++j) window[j] = aggregate[std::size_t(k - kLookbackWindow + j)];
+            for (int j = 1; j < kLookbackWindow; ++j)
+              window[std::size_t(j)] = aggregate[std::size_t(k - kLookbackWindow + j)];
           }
-          carry = {window_reduce(window, [](const P& a, const P& b) { return merged<R>(a, b); }), true};
+          carry = {lookback_window_reduce(window.data(), [](const P& a, const P& b) { return merged<R>(a, b); }),
+                   true};
         }
         const P a = scan_tile<R>(Shape::warp, o, k, x, carry, &out);
         aggregate.push_back(a);
@@ -229,9 +230,14 @@ std::optional<std::string> bad_config(const LaunchConfig& c) {
 
 std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length) {
   if (spec.shape == Shape::serial) return {LaunchConfig{1, 1}};
-  const int threads[] = {256, 128, 512, 64};
-  // reduce_then_scan: about two blocks per SM of an H100's 132, then others.
-  const std::int64_t caps[] = {264, 397, 132, 2000};
+  // The grid shapes take the largest tile first (the fewest tiles: the
+  // shortest chain of look-back windows); the chained shapes 256 threads.
+  const bool grid = spec.shape == Shape::reduce_then_scan || spec.shape == Shape::lookback;
+  const int chained_threads[] = {256, 128, 512, 64}, grid_threads[] = {512, 256, 128, 64};
+  const int* threads = grid ? grid_threads : chained_threads;
+  // reduce_then_scan: about 1024 threads on each SM of an H100's 132, then
+  // many more blocks.
+  const std::int64_t caps[] = {264, 528, 1056, 2000};
   std::vector<LaunchConfig> out;
   for (int k = 0; k < 4; ++k) {
     const std::int64_t tiles = std::max<std::int64_t>(1, TileOrder{length, threads[k]}.tiles());

@@ -17,8 +17,9 @@ namespace ulpscope::scan {
 // inner); else why not. cub is the caller's (no CPU model).
 std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis);
 
-// The default launch first (256 threads), then 128, 512 and 64 threads (and
-// other block counts for reduce_then_scan): every level of the order moves.
+// The default launch first (256 threads; 512 for reduce_then_scan and
+// lookback), then the others of 512, 256, 128 and 64 threads (and other block
+// counts for reduce_then_scan): every level of the order moves.
 std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length);
 
 // The most threads a scan block takes: its shared partials (two a thread,

@@ -5,7 +5,7 @@
 // grouping the block scans, the tile carries and the look-back window merge
 // partials. Each level is written over an array of partials indexed by lane,
 // thread or tile; the device runs the same loops on values staged in shared
-// memory, so the two cannot drift apart (../shared/docs/STYLE.md, lesson 2).
+// memory or exchanged by warp shuffles, so the two cannot drift apart (../shared/docs/STYLE.md, lesson 2).
 //
 // merge(a, b) is the accumulator's merge with a the earlier part
 // (kernels/accumulators/: FloatSum, Fp64Sum, KahanSum); every level merges
@@ -16,13 +16,27 @@
 
 namespace ulpscope::scan {
 
-// Elements per thread in a tile (two 16-byte loads of fp32, one of fp16 and
-// bf16): thread t of a tile owns elements t*K .. t*K + K - 1 of it.
-inline constexpr int kItemsPerThread = 8;
-// The look-back window: one warp, lane 0 the inclusive prefix of the tile
-// 32 back, lanes 1..31 the aggregates of the 31 tiles between.
-inline constexpr int kLookbackWindow = 32;
-inline constexpr int kWarpSize = 32;
+// The tile and look-back geometry, in one place for the kernels and the
+// models. Sixteen elements a thread: one 16-byte load of fp8, two of fp16
+// and bf16, four of fp32 (thread t of a tile owns elements t*K .. t*K + K - 1
+// of it). The look-back window of a tile holds kLookbackWindow slots, slot 0
+// the inclusive prefix of the tile kLookbackWindow back and slots 1 .. W - 1
+// the aggregates of the tiles between; lane j of one warp folds slots j,
+// j + 32, j + 64, ... in that order, then the warp's shuffle tree joins the
+// lanes. A wide window keeps the chain of inclusive prefixes short (tiles / W
+// links of one global-memory round trip each). The kernel loads the whole
+// window at once (thread t the slots t, t + T, ...) into shared memory and
+// warp 0 folds it there.
+struct ScanPolicy {
+  static constexpr int kItemsPerThread = 16;
+  static constexpr int kWindowSlotsPerLane = 16;
+  static constexpr int kWarpSize = 32;
+  static constexpr int kLookbackWindow = kWarpSize * kWindowSlotsPerLane;
+};
+inline constexpr int kItemsPerThread = ScanPolicy::kItemsPerThread;
+inline constexpr int kLookbackWindow = ScanPolicy::kLookbackWindow;
+inline constexpr int kWindowSlotsPerLane = ScanPolicy::kWindowSlotsPerLane;
+inline constexpr int kWarpSize = ScanPolicy::kWarpSize;
 
 // How one line (the array, or a row) of `length` elements is cut into tiles
 // of threads * kItemsPerThread elements.
@@ -98,7 +112,7 @@ ULPSCOPE_HD void brent_kung_block_scan(P* s, P* exclusive, bool* has_exclusive, 
   }
 }
 
-// The look-back window of tile k folded by one warp's shuffle tree
+// The look-back window's last step: one warp's shuffle tree
 // (__shfl_down_sync at offsets 16, 8, 4, 2, 1; lane j merges lane j + off
 // into itself, its own value first): lane 0 ends with one fixed, strided
 // tree over the 32 lanes, (0 16) its first merge. v holds 32 lanes, the
@@ -108,6 +122,17 @@ ULPSCOPE_HD P window_reduce(P* v, Merge merge) {
   for (int off = kWarpSize / 2; off >= 1; off /= 2)
     for (int j = 0; j < off; ++j) v[j] = merge(v[j], v[j + off]);
   return v[0];
+}
+
+// The whole look-back window of kLookbackWindow slots (slot i at lane
+// i % 32, the empty ones the accumulator's identity): lane j folds its slots
+// j, j + 32, ... from the first, then window_reduce joins the lanes. The
+// slots are overwritten.
+template <class P, class Merge>
+ULPSCOPE_HD P lookback_window_reduce(P* slots, Merge merge) {
+  for (int j = 0; j < kWarpSize; ++j)
+    for (int m = 1; m < kWindowSlotsPerLane; ++m) slots[j] = merge(slots[j], slots[j + m * kWarpSize]);
+  return window_reduce(slots, merge);
 }
 
 }  // namespace ulpscope::scan

@@ -84,6 +84,25 @@ TEST(ScanOrder, LookbackWindowIsOneWarpTree) {
   EXPECT_EQ(std::count(r.begin(), r.end(), '('), 31);
 }
 
+// The whole window: lane j folds slots j, j + 32, j + 64, ... from the
+// first (coalesced loads), then the 32 lanes join by the tree above; every
+// slot takes part once.
+TEST(ScanOrder, LookbackWindowFoldsEachLanesSlotsThenTheWarpTree) {
+  auto slots = lanes(scan::kLookbackWindow);
+  const std::string r = scan::lookback_window_reduce(slots.data(), join);
+  std::vector<std::string> folded;
+  for (int j = 0; j < scan::kWarpSize; ++j) {
+    std::string f = std::to_string(j);
+    for (int m = 1; m < scan::kWindowSlotsPerLane; ++m) f = join(f, std::to_string(j + m * scan::kWarpSize));
+    folded.push_back(f);
+  }
+  EXPECT_EQ(r, scan::window_reduce(folded.data(), join));
+  // Five levels of tree and M - 1 folds of lane 0 open with slot 0, then 32.
+  const int opening = 5 + scan::kWindowSlotsPerLane - 1;
+  EXPECT_EQ(r.substr(0, std::size_t(opening) + 5), std::string(std::size_t(opening), '(') + "0 32)");
+  EXPECT_EQ(std::count(r.begin(), r.end(), '('), scan::kLookbackWindow - 1);
+}
+
 ReductionProblem problem_of(const TypedArray& x, Axis axis, std::int64_t rows, std::int64_t cols) {
   ReductionProblem p;
   p.op = Op::cumsum;
@@ -99,7 +118,8 @@ constexpr Shape kModelled[] = {Shape::serial, Shape::warp, Shape::block, Shape::
 // Small integers: every partial sum is exact in fp32, so any grouping gives
 // the exact prefix; a misplaced, lost or doubled element shows.
 TEST(ScanModel, EveryShapeCoversEveryElementOnceInPlace) {
-  for (std::int64_t n : {0, 1, 31, 33, 2047, 2049, 70001}) {
+  // 700001 with 64 threads: 684 tiles, past the look-back window's 512.
+  for (std::int64_t n : {0, 1, 31, 33, 2047, 2049, 70001, 700001}) {
     std::vector<float> v(static_cast<std::size_t>(n));
     std::mt19937 g(static_cast<std::uint32_t>(n));
     for (auto& e : v) e = float(int(g() % 7) - 3);
