@@ -77,7 +77,7 @@ def cases(eps):
     ]
     t = triton_sum()
     if t is not None:
-        rows.append(("sum", "triton sum (atomic_add)", t, t, None))
+        rows.append(("sum", "triton_sum_atomic_add", t, t, None))
     return rows
 
 

@@ -7,12 +7,18 @@
 #                          it loads an instrumented module: ASan must see every
 #                          allocation from the start (its "runtime does not come
 #                          first" check).
+#   ULPSCOPE_TEST_TIME_FACTOR  how many times longer a test may take than its
+#                          TIMEOUT says: 4 under ASan, whose checks at -O1 make
+#                          the large end-to-end cells several times slower
+#                          (ulpscope_test_timeout below), else 1.
 # Included by each folder that needs them (the variables are the folder's).
 
 set(ULPSCOPE_ASAN OFF)
 set(ULPSCOPE_ASAN_RUNTIME "")
+set(ULPSCOPE_TEST_TIME_FACTOR 1)
 if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
   set(ULPSCOPE_ASAN ON)
+  set(ULPSCOPE_TEST_TIME_FACTOR 4)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     set(_asan_runtime_name libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so)
   else()
@@ -25,3 +31,10 @@ if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
                         "(Debian: libclang-rt-14-dev for clang++, libasan8 for g++)")
   endif()
 endif()
+
+# ulpscope_test_timeout(VAR SECONDS): VAR = SECONDS scaled by
+# ULPSCOPE_TEST_TIME_FACTOR, for a TIMEOUT property.
+function(ulpscope_test_timeout var seconds)
+  math(EXPR _scaled "${seconds} * ${ULPSCOPE_TEST_TIME_FACTOR}")
+  set(${var} ${_scaled} PARENT_SCOPE)
+endfunction()

@@ -6,7 +6,7 @@ gtest_discover_tests(cli_tests)
 # --recommend (the lead's): the choice rule on hand-made cells, and one real CPU run.
 add_executable(recommend_tests ${CMAKE_CURRENT_LIST_DIR}/recommend_test.cpp)
 target_link_libraries(recommend_tests PRIVATE ulpscope_recommend GTest::gtest_main)
-gtest_discover_tests(recommend_tests PROPERTIES TIMEOUT 300)
+gtest_discover_tests(recommend_tests PROPERTIES TIMEOUT ${ULPSCOPE_LONG_TEST_TIMEOUT})
 
 # --input through the real program (the lead's).
 if(TARGET accuracy_report)
@@ -23,5 +23,5 @@ if(TARGET accuracy_report)
   target_link_libraries(recommend_cli_tests PRIVATE nlohmann_json::nlohmann_json GTest::gtest_main)
   target_compile_definitions(recommend_cli_tests PRIVATE ULPSCOPE_ACCURACY_REPORT="$<TARGET_FILE:accuracy_report>")
   add_dependencies(recommend_cli_tests accuracy_report)
-  gtest_discover_tests(recommend_cli_tests PROPERTIES TIMEOUT 300)
+  gtest_discover_tests(recommend_cli_tests PROPERTIES TIMEOUT ${ULPSCOPE_LONG_TEST_TIMEOUT})
 endif()
