@@ -22,7 +22,7 @@ function(ulpscope_check_static_cxx_runtime compiler what)
   endif()
   execute_process(COMMAND ${CMAKE_NM} --defined-only ${dir}/probe.so OUTPUT_VARIABLE symbols ERROR_QUIET)
   if(symbols MATCHES " [TtWw] (__cxa_throw|__cxa_get_globals|__cxa_allocate_exception)\n")
-    message(WARNING "ulpscope: ${what} (${compiler}) links part of the C++ runtime into each shared library: the "
+    message(WARNING "ulpscope: static C++ runtime: ${what} (${compiler}) links part of the C++ runtime into each shared library: the "
                     "Python module built with it crashes next to the system's libstdc++. Configure with the system "
                     "compiler for both, e.g. CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++ (docs/python.md).")
   endif()
