@@ -17,22 +17,9 @@ out=${OUT:-$root/gpu-check-out}
 mkdir -p "$out"
 build=${BUILD_DIR:-build-gpu}
 jobs=${JOBS:-$(nproc)}
-declare -a summary
-status=0
-step() {  # step NAME LOG COMMAND...: run, log, remember the outcome
-  local name=$1 log=$2
-  shift 2
-  local start=$SECONDS first
-  echo "== $name" >>"$log"
-  first=$(wc -l <"$log")
-  echo "== $name"
-  "$@" >>"$log" 2>&1
-  local rc=$?
-  summary+=("$(printf '%-28s %s (%ds)' "$name" "$([ $rc -eq 0 ] && echo ok || echo "FAILED rc=$rc")" $((SECONDS - start)))")
-  [ $rc -eq 0 ] || status=1
-  tail -n +"$((first + 1))" "$log" | tail -n 25
-  return $rc
-}
+STEP_TAIL=25  # each step's last lines, after it
+# shellcheck source=tools/gpu_steps.sh
+source "$root/tools/gpu_steps.sh"
 
 if [ -f .devdeps/unpack.sh ]; then
   # shellcheck disable=SC1091
@@ -48,13 +35,10 @@ if [ -f .devdeps/cccl.tar.gz ]; then
 fi
 # reports/ embeds Chart.js; the GPU machine has it only from .devdeps
 # (EXTRA_DEBS=libjs-chart.js ../shared/device/fetch-deps.sh).
-chart_js=""
 if [ ! -f /tmp/devroot/usr/share/javascript/chart.js/chart.min.js ]; then
   for deb in .devdeps/libjs-chart.js_*.deb; do [ -f "$deb" ] && dpkg -x "$deb" /tmp/devroot; done
 fi
-for f in /usr/share/javascript/chart.js/chart.min.js /tmp/devroot/usr/share/javascript/chart.js/chart.min.js; do
-  if [ -f "$f" ]; then chart_js="-DULPSCOPE_CHART_JS=$f"; break; fi
-done
+chart_js=$(chart_js_flag)
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 
 log=$out/build.log

@@ -17,19 +17,8 @@ out=${OUT:-$root/gpu-isolation-out}
 mkdir -p "$out"
 build=${BUILD_DIR:-build-gpu}
 jobs=${JOBS:-$(nproc)}
-declare -a summary
-status=0
-step() {  # step NAME LOG COMMAND...: run, log, remember the outcome
-  local name=$1 log=$2
-  shift 2
-  local start=$SECONDS
-  echo "== $name" | tee -a "$log"
-  "$@" >>"$log" 2>&1
-  local rc=$?
-  summary+=("$(printf '%-34s %s (%ds)' "$name" "$([ $rc -eq 0 ] && echo ok || echo "FAILED rc=$rc")" $((SECONDS - start)))")
-  [ $rc -eq 0 ] || status=1
-  return $rc
-}
+# shellcheck source=tools/gpu_steps.sh
+source "$root/tools/gpu_steps.sh"
 finish() {
   echo
   echo "== summary (logs in $out)"
@@ -42,10 +31,7 @@ if [ -f .devdeps/unpack.sh ]; then
   # shellcheck disable=SC1091
   source .devdeps/unpack.sh
 fi
-chart_js=""
-for f in /usr/share/javascript/chart.js/chart.min.js /tmp/devroot/usr/share/javascript/chart.js/chart.min.js; do
-  if [ -f "$f" ]; then chart_js="-DULPSCOPE_CHART_JS=$f"; break; fi
-done
+chart_js=$(chart_js_flag)
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 
 log=$out/build.log
