@@ -67,17 +67,94 @@ struct ThreadItems {
   int items;           // how many of the K exist
 };
 
+// The staging through which a warp's loads and stores are coalesced (CUB's
+// BLOCK_LOAD_WARP_TRANSPOSE and BLOCK_STORE_WARP_TRANSPOSE, cub/block/block_load.cuh):
+// a thread owns K consecutive elements (TileOrder), so its 16-byte vectors
+// sit K * sizeof(element) bytes apart across the lanes and each access of the
+// warp uses part of every 32-byte sector it touches. Instead the warp reads
+// (writes) its whole contiguous span in 16-byte chunks c = lane + 32 m, and
+// the chunks change hands through shared memory. Nothing is added or
+// rounded here: the order is TileOrder's either way. One buffer of
+// kWarpSize * 4 chunks a warp serves elements of up to 4 bytes.
+struct TileStaging {
+  uint4 chunk[kMaxThreads * 4];
+};
+
+// The slot of chunk q of lane r's row, rows of `per_lane` chunks (1, 2 or 4):
+// the chunk index is XORed with (r / (8 / per_lane)) % per_lane, so that the
+// 8 lanes of one 128-byte shared-memory phase hit 8 different groups of 4
+// banks both when each lane writes its row and when the warp reads chunks
+// lane + 32 m (CUDA C++ Best Practices Guide, "Shared Memory Bank Conflicts").
+__device__ __forceinline__ int staged_slot(int r, int q, int per_lane) {
+  return r * per_lane + (q ^ ((r / (8 / per_lane)) % per_lane));
+}
+
+// Whether the warp takes the staged path: every lane's K elements exist and
+// the warp's span starts on a 16-byte boundary (every lane of the warp calls
+// it). Elements of 1 byte need no staging (a lane's K are one chunk).
+template <class T>
+__device__ __forceinline__ bool warp_span_staged(const T* span, int items) {
+  return sizeof(T) > 1 && __all_sync(0xFFFFFFFFu, items == kItemsPerThread) &&
+         reinterpret_cast<std::uintptr_t>(span) % 16 == 0;
+}
+
+// A warp's span (32 lanes x K elements) from global memory into each lane's
+// row of `stage` (its chunks read lane + 32 m, coalesced).
+template <class T>
+__device__ __forceinline__ void stage_in(const T* span, uint4* stage) {
+  constexpr int per_lane = kItemsPerThread * int(sizeof(T)) / 16;
+  const int lane = threadIdx.x % kWarpSize;
+  const uint4* src = reinterpret_cast<const uint4*>(span);
+#pragma unroll
+  for (int m = 0; m < per_lane; ++m) {
+    const int c = lane + kWarpSize * m;
+    stage[staged_slot(c / per_lane, c % per_lane, per_lane)] = __ldg(src + c);
+  }
+  __syncwarp();
+}
+
+// Each lane's row of `stage` out to the warp's span (chunks lane + 32 m).
+template <class T>
+__device__ __forceinline__ void stage_out(T* span, const uint4* stage) {
+  constexpr int per_lane = kItemsPerThread * int(sizeof(T)) / 16;
+  const int lane = threadIdx.x % kWarpSize;
+  __syncwarp();
+  uint4* dst = reinterpret_cast<uint4*>(span);
+#pragma unroll
+  for (int m = 0; m < per_lane; ++m) {
+    const int c = lane + kWarpSize * m;
+    dst[c] = stage[staged_slot(c / per_lane, c % per_lane, per_lane)];
+  }
+  __syncwarp();  // the stage is rewritten by the next tile
+}
+
 // 16-byte loads where the thread's K elements all exist and start on a
-// 16-byte boundary (a row of odd length need not), else one at a time.
+// 16-byte boundary (a row of odd length need not), else one at a time;
+// with `staging` (one TileStaging a block, or null) through the warp's
+// share of it where the whole warp's span qualifies.
 template <class Elem>
-__device__ __forceinline__ ThreadItems load_items(const Elem* x, const TileOrder& o, std::int64_t tile) {
+__device__ __forceinline__ ThreadItems load_items(const Elem* x, const TileOrder& o, std::int64_t tile,
+                                                  TileStaging* staging = nullptr) {
   ThreadItems it;
   it.first = o.first(tile, threadIdx.x);
   it.items = o.items(tile, threadIdx.x);
   const Elem* p = x + it.first;
   constexpr int width = tree::Vector<Elem>::width;
   static_assert(kItemsPerThread % width == 0, "a thread's items are whole vectors");
-  if (it.items == kItemsPerThread && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
+  const int lane = threadIdx.x % kWarpSize;
+  if (staging != nullptr && warp_span_staged(p - lane * kItemsPerThread, it.items)) {
+    uint4* stage = staging->chunk + (threadIdx.x / kWarpSize) * kWarpSize * 4;
+    constexpr int per_lane = kItemsPerThread / width;
+    stage_in(p - lane * kItemsPerThread, stage);
+#pragma unroll
+    for (int v = 0; v < per_lane; ++v) {
+      const uint4 raw = stage[staged_slot(lane, v, per_lane)];
+      tree::Vector<Elem> vec;
+      std::memcpy(&vec, &raw, sizeof raw);
+      tree::widen_vector(vec, it.x + v * width);
+    }
+    __syncwarp();  // the stage is rewritten by the stores or the next tile
+  } else if (it.items == kItemsPerThread && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
 #pragma unroll
     for (int v = 0; v < kItemsPerThread / width; ++v) tree::widen_vector(tree::load_vector(p, v), it.x + v * width);
   } else {
@@ -221,7 +298,7 @@ __device__ __forceinline__ auto output_bits(typename R::value_t v) {
 // thread's K outputs all exist and start on a 16-byte boundary.
 template <class R, class Out>
 __device__ __forceinline__ void write_items(Out* out, const ThreadItems& it, const typename R::Partial& seed,
-                                            bool has_seed, OutRounding r) {
+                                            bool has_seed, OutRounding r, TileStaging* staging = nullptr) {
   auto run = has_seed ? seed : R::start();
   if constexpr (std::is_same_v<Out, double>) {  // the GPU backend's outputs
 #pragma unroll
@@ -241,7 +318,18 @@ __device__ __forceinline__ void write_items(Out* out, const ThreadItems& it, con
     }
     Out* p = out + it.first;
     constexpr int width = 16 / int(sizeof(Out));
-    if (it.items == kItemsPerThread && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
+    const int lane = threadIdx.x % kWarpSize;
+    if (staging != nullptr && warp_span_staged(p - lane * kItemsPerThread, it.items)) {
+      uint4* stage = staging->chunk + (threadIdx.x / kWarpSize) * kWarpSize * 4;
+      constexpr int per_lane = kItemsPerThread / width;
+#pragma unroll
+      for (int v = 0; v < per_lane; ++v) {
+        uint4 w;
+        std::memcpy(&w, bits + v * width, 16);
+        stage[staged_slot(lane, v, per_lane)] = w;
+      }
+      stage_out(p - lane * kItemsPerThread, stage);
+    } else if (it.items == kItemsPerThread && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
 #pragma unroll
       for (int v = 0; v < kItemsPerThread / width; ++v) {
         uint4 w;
@@ -270,15 +358,16 @@ __device__ __forceinline__ bool seed_of(const ThreadScan<typename R::Partial>& s
 template <class R, class Elem, class Out>
 __device__ __forceinline__ void scan_tile_chained(WarpScanShared<R>& wsh, BrentKungShared<R>* bsh,
                                                   const TileOrder& o, std::int64_t tile, const Elem* x, Out* out,
-                                                  OutRounding r, typename R::Partial& carry, bool& has_carry) {
+                                                  OutRounding r, typename R::Partial& carry, bool& has_carry,
+                                                  TileStaging* staging = nullptr) {
   using P = typename R::Partial;
-  const ThreadItems it = load_items(x, o, tile);
+  const ThreadItems it = load_items(x, o, tile, staging);
   const P v = fold_items<R>(it);
   const ThreadScan<P> s = bsh != nullptr ? brent_kung_block_scan_device<R>(*bsh, v, o.threads)
                                           : warp_block_scan_device<R>(wsh, v, o.threads);
   P seed = R::identity();
   const bool has_seed = seed_of<R>(s, carry, has_carry, seed);
-  write_items<R>(out, it, seed, has_seed, r);
+  write_items<R>(out, it, seed, has_seed, r, staging);
   carry = has_carry ? merged<R>(carry, s.aggregate) : s.aggregate;
   has_carry = true;
 }

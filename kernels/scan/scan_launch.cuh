@@ -64,6 +64,13 @@ __device__ __forceinline__ void publish(P* slot, int* flag, const P& v, int bit)
 // another's look-back or block scan.
 inline constexpr int kGridMinBlocksPerSm = 2;
 
+// The look-back's wait between polls of a slot not yet published: from
+// kFirstPollDelayNs, doubling, at most kMaxPollDelayNs, well under the time
+// a tile of 8192 elements takes to load, so that a wait delays no tile by
+// much.
+inline constexpr unsigned kFirstPollDelayNs = 32;
+inline constexpr unsigned kMaxPollDelayNs = 512;
+
 struct LineGeometry {
   std::int64_t lines, length;
   int threads;
@@ -93,13 +100,14 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
     block_sums_kernel(const Elem* x, typename R::Partial* sums, LineGeometry g) {
   using P = typename R::Partial;
   __shared__ WarpScanShared<R> sh;
+  __shared__ TileStaging stage;
   const std::int64_t line = blockIdx.y;
   const TileOrder o{g.length, g.threads};
   const std::int64_t per = tiles_per_block(o.tiles(), gridDim.x), begin = blockIdx.x * per;
   const std::int64_t end = o.tiles() < begin + per ? o.tiles() : begin + per;
   P sum = R::identity();
   for (std::int64_t k = begin; k < end; ++k) {
-    const ThreadItems it = load_items(x + line * g.length, o, k);
+    const ThreadItems it = load_items(x + line * g.length, o, k, &stage);
     const P a = warp_block_scan_device<R>(sh, fold_items<R>(it), o.threads).aggregate;
     sum = k == begin ? a : merged<R>(sum, a);
   }
@@ -125,6 +133,7 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
     rescan_kernel(const Elem* x, Out* out, const typename R::Partial* carries, LineGeometry g) {
   using P = typename R::Partial;
   __shared__ WarpScanShared<R> sh;
+  __shared__ TileStaging stage;
   const std::int64_t line = blockIdx.y;
   const TileOrder o{g.length, g.threads};
   const std::int64_t per = tiles_per_block(o.tiles(), gridDim.x), begin = blockIdx.x * per;
@@ -133,7 +142,7 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   P carry = has_carry ? carries[line * gridDim.x + blockIdx.x] : R::identity();
   for (std::int64_t k = begin; k < end; ++k)
     scan_tile_chained<R>(sh, static_cast<BrentKungShared<R>*>(nullptr), o, k, x + line * g.length,
-                         out + line * g.length, g.sat, carry, has_carry);
+                         out + line * g.length, g.sat, carry, has_carry, &stage);
 }
 
 template <class P>
@@ -155,7 +164,14 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   __shared__ WarpScanShared<R> sh;
   __shared__ std::int64_t tile_shared;
   __shared__ P carry_shared;
-  __shared__ P window[kLookbackWindow];
+  // The staging of the loads and stores and the window share one buffer: the
+  // block scan's __syncthreads separate the loads from the window, and the
+  // __syncthreads after the window's fold separate it from the stores.
+  constexpr std::size_t kScratch = sizeof(TileStaging) > sizeof(P) * kLookbackWindow ? sizeof(TileStaging)
+                                                                                       : sizeof(P) * kLookbackWindow;
+  __shared__ alignas(16) unsigned char scratch[kScratch];
+  auto* stage = reinterpret_cast<TileStaging*>(scratch);
+  P* window = reinterpret_cast<P*>(scratch);
   const std::int64_t line = blockIdx.y;
   const TileOrder o{g.length, g.threads};
   const std::int64_t tiles = o.tiles();
@@ -163,7 +179,7 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   __syncthreads();
   const std::int64_t k = tile_shared;
   const std::int64_t base = line * tiles, at = base + k;
-  const ThreadItems it = load_items(x + line * g.length, o, k);
+  const ThreadItems it = load_items(x + line * g.length, o, k, stage);
   const ThreadScan<P> scan = warp_block_scan_device<R>(sh, fold_items<R>(it), o.threads);
   // The aggregate at once (no carry needed); tile 0's is its inclusive prefix too.
   if (threadIdx.x == o.threads - 1) {
@@ -179,10 +195,20 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   if (k > 0) {
     const std::int64_t first = base + (k < kLookbackWindow ? 0 : k - kLookbackWindow);
     auto bit_of = [&](int i) { return k < kLookbackWindow ? (i < k ? 1 : 0) : (i == 0 ? 2 : 1); };
+    // A thread whose slot is not ready yet waits a while before asking again
+    // (doubling, up to kMaxPollDelayNs), so that the polls of the resident
+    // blocks do not take the L2 bandwidth the tiles' loads and stores need
+    // (CUB's look-back backs off with __nanosleep likewise:
+    // cub/agent/single_pass_scan_operators.cuh).
+    unsigned delay = kFirstPollDelayNs;
     for (bool ready = false; !ready;) {
       ready = true;
       for (int i = threadIdx.x; i < kLookbackWindow; i += o.threads)
         if (bit_of(i) != 0 && (load_flag(s.flag + first + i) & bit_of(i)) == 0) ready = false;
+      if (!ready) {
+        __nanosleep(delay);
+        delay = delay < kMaxPollDelayNs ? 2 * delay : kMaxPollDelayNs;
+      }
     }
     __threadfence();
     for (int i = threadIdx.x; i < kLookbackWindow; i += o.threads) {
@@ -209,7 +235,7 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   __syncthreads();
   P seed = R::identity();
   const bool has_seed = seed_of<R>(scan, carry_shared, k > 0, seed);
-  write_items<R>(out + line * g.length, it, seed, has_seed, g.sat);
+  write_items<R>(out + line * g.length, it, seed, has_seed, g.sat, stage);
 }
 
 inline std::size_t aligned(std::size_t b) { return (b + 255) / 256 * 256; }
