@@ -188,7 +188,7 @@ def main():
     print(f"Tree kernels against their floors: {sum(r['fraction_of_cub'] >= f for r, f, _, _ in checked)} "
           f"of {len(checked)} at or above.\n")
     if ncu:
-        print(f"Issue ceilings from {a.ncu} ({ncu['name']}, n = {ncu['n']}, {ncu['launches']} launches a row; "
+        print(f"Issue ceilings from {a.ncu} ({ncu['name']}, n = {ncu['n']}, launches a row {ncu['launches']}; "
               f"{ncu['issue_rate'] / 1e9:.1f} G warp instructions a second at the maximum clock). "
               f"Issue-bound (issue ceiling below the floor): {len(bound)}, of which "
               f"{bound.count('issue-bound, at its ceiling')} at or above {HELD_TO_CEILING:.2f} of their ceiling. "
