@@ -251,7 +251,7 @@ int run(int argc, char** argv) {
         if (r.status == "ok") {
           const KernelSpec spec{op, in, default_out_dtype(in), r.acc, r.shape};
           // Each row's launches inside an NVTX range named for the row, so that a
-          // profiler's records name their row (tools/issue_ceiling.py reads
+          // profiler's records name their row (tools/perf_summary.py --ncu reads
           // ncu's instruction counts so); without a profiler attached the range
           // costs nothing (NVTX docs, "Overview").
           const std::string range = std::string(to_string(op)) + "/" + std::string(to_string(r.shape)) + "/" +

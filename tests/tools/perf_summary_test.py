@@ -2,8 +2,8 @@
 """tools/perf_summary.py on small gpu_throughput JSON files: the floors (0.90, 0.85 on fp8, exact
 mean_var 0.70), two_pass against its ceiling of 0.5 only where the timed input exceeded L2, and with
 --ncu (data/ncu-tree-h100.csv, rows of a real ncu run on an H100 at n = 2^24, against fractions of
-a real gpu_throughput run on it at 2^28) the issue ceilings, recomputed here from the file's
-figures, the verdicts, the warning above a ceiling, and the refusals (exit status 2)."""
+a real gpu_throughput run on it at 2^28) the issue and busiest-unit ceilings, recomputed here from
+the file's figures, the verdicts, the warning above a ceiling, and the refusals (exit status 2)."""
 import csv
 import json
 import subprocess
@@ -52,14 +52,17 @@ def ncu_figures():
     n = next(int(line.split("n = ")[1].split()[0]) for line in lines if line.startswith("# GPU throughput"))
     header = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
     kernels = list(csv.DictReader(lines[header:]))[1:]  # after the units row
-    inst = {}
+    inst, busy = {}, {}
     for k in kernels:
         key = "/".join(k["Kernel Name"].split("/")[:4])
         inst[key] = inst.get(key, 0) + int(k["smsp__inst_executed.sum"].replace(",", ""))
+        busy[key] = busy.get(key, 0) + (float(k["gpu__time_duration.sum"].replace(",", ""))
+                                        * float(k["sm__throughput.avg.pct_of_peak_sustained_elapsed"]) / 100)
     k = kernels[0]
     rate = (int(k["device__attribute_multiprocessor_count"]) * int(k["device__attribute_num_schedulers_per_multiprocessor"])
             * int(k["device__attribute_max_gpu_frequency_khz"].replace(",", "")) * 1000)
-    return {key: v / n for key, v in inst.items()}, rate, len(kernels)  # one launch a row (--warmup 0 --reps 1)
+    # One launch a row (--warmup 0 --reps 1): per element, warp instructions and busiest-unit nanoseconds.
+    return ({key: v / n for key, v in inst.items()}, {key: v / n for key, v in busy.items()}, rate, len(kernels))
 
 
 def run(d, bench, *extra):
@@ -81,6 +84,9 @@ def main():
         hot = [dict(r) for r in PROFILED]
         hot[1]["fraction_of_cub"] = 0.80  # the sumsq naive fp8 kernel made to beat its ceiling
         above = run(d, bench_of(H100, hot), "--ncu", str(NCU))
+        cold = [dict(r) for r in PROFILED]
+        cold[1]["fraction_of_cub"] = 0.50  # the sumsq naive fp8 kernel made to fall below its ceiling
+        below = run(d, bench_of(H100, cold), "--ncu", str(NCU))
         lines = NCU.read_text().splitlines()
         no_n = Path(d) / "no_n.csv"
         no_n.write_text("\n".join(line for line in lines if not line.startswith("# GPU throughput")))
@@ -94,44 +100,55 @@ def main():
     out = plain.stdout
     expect(plain.returncode == 0, f"the run without --ncu exits 0 ({plain.returncode}: {plain.stderr})")
     expect("Tree kernels against their floors: 3 of 4 at or above." in out, "3 of 4 tree kernels at their floors")
-    expect("Issue ceilings unknown (no ncu file given: --ncu)." in out, "without --ncu, the ceilings are unknown")
-    expect("| sum | fp16 | fp32 | 0.899 | 0.90 | unknown |  |  | below floor |" in out, "the fp16 sum below 0.90")
-    expect("| sum | fp8_e4m3 | fp32 | 0.851 | 0.85 | unknown |  |  | met |" in out, "the fp8 sum at 0.851 meets 0.85")
-    expect("| mean_var | bf16 | exact | 0.700 | 0.70 | unknown |  |  | met |" in out, "exact mean_var at 0.70 meets it")
+    expect("Compute ceilings unknown (no ncu file given: --ncu)." in out, "without --ncu, the ceilings are unknown")
+    expect("| sum | fp16 | fp32 | 0.899 | 0.90 | unknown | unknown |  |  | below floor |" in out,
+           "the fp16 sum below 0.90")
+    expect("| sum | fp8_e4m3 | fp32 | 0.851 | 0.85 | unknown | unknown |  |  | met |" in out,
+           "the fp8 sum at 0.851 meets 0.85")
+    expect("| mean_var | bf16 | exact | 0.700 | 0.70 | unknown | unknown |  |  | met |" in out,
+           "exact mean_var at 0.70 meets it")
     expect("| logsumexp |" not in out.split("Tree kernels against")[1], "logsumexp has no floor")
     expect("| mean_var | fp32 | two_pass | 0.450 | 0.900 |" in out, "two_pass above L2 at 0.45 of cub is 0.9 of its ceiling")
     expect("| mean_var | fp16 | two_pass | 0.400 | unknown |" in out, "two_pass within L2 has no ceiling figure")
 
     out = with_ncu.stdout
     expect(with_ncu.returncode == 0, f"the run with --ncu exits 0 ({with_ncu.returncode}: {with_ncu.stderr})")
-    inst, rate, kernels = ncu_figures()
+    inst, busy, rate, kernels = ncu_figures()
     expect(kernels == 5 and len(inst) == 4, f"the fixture: 5 kernels of 4 rows ({kernels}, {len(inst)})")
 
-    def ceiling(key, bytes_per_element):
-        return bytes_per_element * rate / inst[key] / (CUB_GBPS * 1e9)
+    def ceilings(key, bytes_per_element):
+        """(issue ceiling, busiest-unit ceiling, instructions per element) of a fixture row."""
+        cub = CUB_GBPS * 1e9
+        return (bytes_per_element * rate / inst[key] / cub, bytes_per_element / (busy[key] * 1e-9) / cub, inst[key])
 
-    c_fast, i_fast = ceiling("sum/tree/naive/fp32", 4), inst["sum/tree/naive/fp32"]
-    c_sq, i_sq = ceiling("sumsq/tree/naive/fp8_e4m3", 1), inst["sumsq/tree/naive/fp8_e4m3"]
-    c_kahan, i_kahan = ceiling("mean_var/tree/kahan/fp8_e4m3", 1), inst["mean_var/tree/kahan/fp8_e4m3"]
-    c_two, i_two = ceiling("mean_var/tree/two_pass/fp32", 4), inst["mean_var/tree/two_pass/fp32"]
+    c_fast, u_fast, i_fast = ceilings("sum/tree/naive/fp32", 4)
+    c_sq, u_sq, i_sq = ceilings("sumsq/tree/naive/fp8_e4m3", 1)
+    c_kahan, u_kahan, i_kahan = ceilings("mean_var/tree/kahan/fp8_e4m3", 1)
+    c_two, u_two, i_two = ceilings("mean_var/tree/two_pass/fp32", 4)
     expect(rate == 132 * 4 * 1_980_000_000, f"the H100's issue rate: 132 SMs x 4 schedulers x 1.98 GHz ({rate})")
-    expect(c_sq < 0.85 < c_fast and c_kahan < 0.85, "the fixture holds issue-bound kernels and a fast one")
-    expect(0.5440386385802336 >= 0.9 * c_kahan and 0.6324040093416701 < 0.9 * c_sq,
-           "the fixture holds one issue-bound kernel at 0.90 of its ceiling and one below")
+    expect(min(c_sq, u_sq) < 0.85 < min(c_fast, u_fast) and min(c_kahan, u_kahan) < 0.85,
+           "the fixture holds compute-bound kernels and a fast one")
+    expect(u_sq < c_sq and u_kahan < c_kahan, "the fixture's fp8 kernels: their busiest unit binds before issue")
+    expect(0.5440386385802336 >= 0.9 * u_kahan and 0.6324040093416701 >= 0.9 * u_sq and 0.50 < 0.9 * u_sq,
+           "the fixture's fp8 kernels at 0.90 of their ceiling, and the cold copy below")
     for line, what in [
-            (f"| sum | fp32 | naive | 1.001 | 0.90 | {c_fast:.3f} | {i_fast:.3f} |  | met |", "the fast sum"),
-            (f"| sumsq | fp8_e4m3 | naive | 0.632 | 0.85 | {c_sq:.3f} | {i_sq:.3f} | {i_sq * c_sq / 0.85:.3f} "
-             "| issue-bound, below its ceiling |", "the fp8 sumsq, issue-bound below its ceiling"),
-            (f"| mean_var | fp8_e4m3 | kahan | 0.544 | 0.85 | {c_kahan:.3f} | {i_kahan:.3f} | "
-             f"{i_kahan * c_kahan / 0.85:.3f} | issue-bound, at its ceiling |", "the fp8 kahan mean_var, at its ceiling"),
-            ("| sumsq | bf16 | exact | 0.885 | 0.90 | unknown |  |  | below floor |", "a kernel not profiled"),
-            (f"| mean_var | fp32 | two_pass | 0.502 | {c_two:.3f} | {i_two:.3f} | {0.5016863808904098 / c_two:.3f} |",
+            (f"| sum | fp32 | naive | 1.001 | 0.90 | {c_fast:.3f} | {u_fast:.3f} | {i_fast:.3f} |  | met |",
+             "the fast sum"),
+            (f"| sumsq | fp8_e4m3 | naive | 0.632 | 0.85 | {c_sq:.3f} | {u_sq:.3f} | {i_sq:.3f} |  "
+             "| unit-bound, at its ceiling |", "the fp8 sumsq, bound by its busiest unit, at its ceiling"),
+            (f"| mean_var | fp8_e4m3 | kahan | 0.544 | 0.85 | {c_kahan:.3f} | {u_kahan:.3f} | {i_kahan:.3f} |  "
+             "| unit-bound, at its ceiling |", "the fp8 kahan mean_var, at its ceiling"),
+            ("| sumsq | bf16 | exact | 0.885 | 0.90 | unknown | unknown |  |  | below floor |", "a kernel not profiled"),
+            (f"| mean_var | fp32 | two_pass | 0.502 | {c_two:.3f} | {u_two:.3f} | {i_two:.3f} | "
+             f"{0.5016863808904098 / min(c_two, u_two):.3f} |",
              "two_pass's two first-pass kernels summed, in the table of kernels without a floor"),
             ("Tree kernels against their floors: 1 of 4 at or above.", "1 of 4 at their floors"),
-            ("Issue-bound (issue ceiling below the floor): 2, of which 1 at or above 0.90 of their ceiling.",
-             "2 issue-bound, 1 at its ceiling"),
-            ("to 0.90 of their ceiling: 2 of 4.", "2 of 4 held to their yardstick")]:
+            ("Compute-bound (the lower of the issue and busiest-unit ceilings below the floor): 2, "
+             "of which 2 at or above 0.90 of their ceiling.", "2 compute-bound, both at their ceiling"),
+            ("to 0.90 of their ceiling: 3 of 4.", "3 of 4 held to their yardstick")]:
         expect(line in out, what + ": " + line)
+    expect(f"| sumsq | fp8_e4m3 | naive | 0.500 | 0.85 | {c_sq:.3f} | {u_sq:.3f} | {i_sq:.3f} |  "
+           "| unit-bound, below its ceiling |" in below.stdout, "the cold copy below its ceiling")
     expect("Warning" not in out, "no fraction above its ceiling")
     expect(f"Warning: sumsq/tree/naive/fp8_e4m3 measured 0.800 of cub, above its issue ceiling {c_sq:.3f}"
            in above.stdout, "a fraction above its ceiling warned of, naming the row")
