@@ -20,6 +20,7 @@
 
 #include "formats/binary_format.hpp"
 #include "kernels/out_format.hpp"
+#include "kernels/scan/fixed_point_sum.hpp"
 #include "kernels/scan/scan_model.hpp"
 #include "kernels/scan/scan_order.hpp"
 #include "kernels/shape.hpp"
@@ -60,9 +61,19 @@ __device__ __forceinline__ P shfl_down_partial(const P& v, int d) {
   return r;
 }
 
+// K, the elements a thread owns, for an accumulator and input format
+// (ScanPolicy): the exact scan's is its FixedPointSum.
+template <class R>
+struct IsExactScan : std::false_type {};
+template <class In, class Out>
+struct IsExactScan<FixedPointSum<In, Out>> : std::true_type {};
+template <class R, class Elem>
+inline constexpr int kItems = ScanPolicy::items_per_thread(int(sizeof(Elem)), IsExactScan<R>::value);
+
 // A thread's K elements of a tile, widened to float, in registers.
+template <int K>
 struct ThreadItems {
-  float x[kItemsPerThread];
+  float x[K];
   std::int64_t first;  // the index of x[0] in the line
   int items;           // how many of the K exist
 };
@@ -75,7 +86,8 @@ struct ThreadItems {
 // (writes) its whole contiguous span in 16-byte chunks c = lane + 32 m, and
 // the chunks change hands through shared memory. Nothing is added or
 // rounded here: the order is TileOrder's either way. One buffer of
-// kWarpSize * 4 chunks a warp serves elements of up to 4 bytes.
+// kWarpSize * 4 chunks a warp serves K elements of up to 64 bytes a thread
+// (16 fp32, 32 fp16 or bf16).
 struct TileStaging {
   uint4 chunk[kMaxThreads * 4];
 };
@@ -92,17 +104,18 @@ __device__ __forceinline__ int staged_slot(int r, int q, int per_lane) {
 // Whether the warp takes the staged path: every lane's K elements exist and
 // the warp's span starts on a 16-byte boundary (every lane of the warp calls
 // it). Elements of 1 byte need no staging (a lane's K are one chunk).
-template <class T>
+template <int K, class T>
 __device__ __forceinline__ bool warp_span_staged(const T* span, int items) {
-  return sizeof(T) > 1 && __all_sync(0xFFFFFFFFu, items == kItemsPerThread) &&
+  return sizeof(T) > 1 && __all_sync(0xFFFFFFFFu, items == K) &&
          reinterpret_cast<std::uintptr_t>(span) % 16 == 0;
 }
 
 // A warp's span (32 lanes x K elements) from global memory into each lane's
 // row of `stage` (its chunks read lane + 32 m, coalesced).
-template <class T>
+template <int K, class T>
 __device__ __forceinline__ void stage_in(const T* span, uint4* stage) {
-  constexpr int per_lane = kItemsPerThread * int(sizeof(T)) / 16;
+  constexpr int per_lane = K * int(sizeof(T)) / 16;
+  static_assert(per_lane >= 1 && per_lane <= 4, "a lane's row is 1 to 4 chunks of TileStaging");
   const int lane = threadIdx.x % kWarpSize;
   const uint4* src = reinterpret_cast<const uint4*>(span);
 #pragma unroll
@@ -114,9 +127,10 @@ __device__ __forceinline__ void stage_in(const T* span, uint4* stage) {
 }
 
 // Each lane's row of `stage` out to the warp's span (chunks lane + 32 m).
-template <class T>
+template <int K, class T>
 __device__ __forceinline__ void stage_out(T* span, const uint4* stage) {
-  constexpr int per_lane = kItemsPerThread * int(sizeof(T)) / 16;
+  constexpr int per_lane = K * int(sizeof(T)) / 16;
+  static_assert(per_lane >= 1 && per_lane <= 4, "a lane's row is 1 to 4 chunks of TileStaging");
   const int lane = threadIdx.x % kWarpSize;
   __syncwarp();
   uint4* dst = reinterpret_cast<uint4*>(span);
@@ -132,20 +146,20 @@ __device__ __forceinline__ void stage_out(T* span, const uint4* stage) {
 // 16-byte boundary (a row of odd length need not), else one at a time;
 // with `staging` (one TileStaging a block, or null) through the warp's
 // share of it where the whole warp's span qualifies.
-template <class Elem>
-__device__ __forceinline__ ThreadItems load_items(const Elem* x, const TileOrder& o, std::int64_t tile,
-                                                  TileStaging* staging = nullptr) {
-  ThreadItems it;
+template <int K, class Elem>
+__device__ __forceinline__ ThreadItems<K> load_items(const Elem* x, const TileOrder& o, std::int64_t tile,
+                                                     TileStaging* staging = nullptr) {
+  ThreadItems<K> it;
   it.first = o.first(tile, threadIdx.x);
   it.items = o.items(tile, threadIdx.x);
   const Elem* p = x + it.first;
   constexpr int width = tree::Vector<Elem>::width;
-  static_assert(kItemsPerThread % width == 0, "a thread's items are whole vectors");
+  static_assert(K % width == 0, "a thread's items are whole vectors");
   const int lane = threadIdx.x % kWarpSize;
-  if (staging != nullptr && warp_span_staged(p - lane * kItemsPerThread, it.items)) {
+  if (staging != nullptr && warp_span_staged<K>(p - lane * K, it.items)) {
     uint4* stage = staging->chunk + (threadIdx.x / kWarpSize) * kWarpSize * 4;
-    constexpr int per_lane = kItemsPerThread / width;
-    stage_in(p - lane * kItemsPerThread, stage);
+    constexpr int per_lane = K / width;
+    stage_in<K>(p - lane * K, stage);
 #pragma unroll
     for (int v = 0; v < per_lane; ++v) {
       const uint4 raw = stage[staged_slot(lane, v, per_lane)];
@@ -154,22 +168,22 @@ __device__ __forceinline__ ThreadItems load_items(const Elem* x, const TileOrder
       tree::widen_vector(vec, it.x + v * width);
     }
     __syncwarp();  // the stage is rewritten by the stores or the next tile
-  } else if (it.items == kItemsPerThread && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
+  } else if (it.items == K && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
 #pragma unroll
-    for (int v = 0; v < kItemsPerThread / width; ++v) tree::widen_vector(tree::load_vector(p, v), it.x + v * width);
+    for (int v = 0; v < K / width; ++v) tree::widen_vector(tree::load_vector(p, v), it.x + v * width);
   } else {
 #pragma unroll
-    for (int j = 0; j < kItemsPerThread; ++j) it.x[j] = j < it.items ? tree::widen(p[j]) : 0.0f;
+    for (int j = 0; j < K; ++j) it.x[j] = j < it.items ? tree::widen(p[j]) : 0.0f;
   }
   return it;
 }
 
 // Step 1: the thread's aggregate, its elements folded in index order.
-template <class R>
-__device__ __forceinline__ typename R::Partial fold_items(const ThreadItems& it) {
+template <class R, int K>
+__device__ __forceinline__ typename R::Partial fold_items(const ThreadItems<K>& it) {
   auto st = R::start();
 #pragma unroll
-  for (int j = 0; j < kItemsPerThread; ++j)
+  for (int j = 0; j < K; ++j)
     if (j < it.items) R::add(st, R::term(it.x[j]));
   return R::partial(st);
 }
@@ -296,13 +310,13 @@ __device__ __forceinline__ auto output_bits(typename R::value_t v) {
 // Step 3: from the seed (or empty), each element added again and its running
 // value written, rounded to the output format; 16-byte stores where the
 // thread's K outputs all exist and start on a 16-byte boundary.
-template <class R, class Out>
-__device__ __forceinline__ void write_items(Out* out, const ThreadItems& it, const typename R::Partial& seed,
+template <class R, class Out, int K>
+__device__ __forceinline__ void write_items(Out* out, const ThreadItems<K>& it, const typename R::Partial& seed,
                                             bool has_seed, OutRounding r, TileStaging* staging = nullptr) {
   auto run = has_seed ? seed : R::start();
   if constexpr (std::is_same_v<Out, double>) {  // the GPU backend's outputs
 #pragma unroll
-    for (int j = 0; j < kItemsPerThread; ++j)
+    for (int j = 0; j < K; ++j)
       if (j < it.items) {
         R::add(run, R::term(it.x[j]));
         out[it.first + j] = round_to_out(double(R::total(R::partial(run))), r.out, r.sat);
@@ -310,35 +324,35 @@ __device__ __forceinline__ void write_items(Out* out, const ThreadItems& it, con
   } else {
     using Bits = decltype(output_bits<R, Out>(typename R::value_t{}));
     static_assert(sizeof(Bits) == sizeof(Out));
-    Bits bits[kItemsPerThread];
+    Bits bits[K];
 #pragma unroll
-    for (int j = 0; j < kItemsPerThread; ++j) {
+    for (int j = 0; j < K; ++j) {
       if (j < it.items) R::add(run, R::term(it.x[j]));
       bits[j] = output_bits<R, Out>(R::total(R::partial(run)));
     }
     Out* p = out + it.first;
     constexpr int width = 16 / int(sizeof(Out));
     const int lane = threadIdx.x % kWarpSize;
-    if (staging != nullptr && warp_span_staged(p - lane * kItemsPerThread, it.items)) {
+    if (staging != nullptr && warp_span_staged<K>(p - lane * K, it.items)) {
       uint4* stage = staging->chunk + (threadIdx.x / kWarpSize) * kWarpSize * 4;
-      constexpr int per_lane = kItemsPerThread / width;
+      constexpr int per_lane = K / width;
 #pragma unroll
       for (int v = 0; v < per_lane; ++v) {
         uint4 w;
         std::memcpy(&w, bits + v * width, 16);
         stage[staged_slot(lane, v, per_lane)] = w;
       }
-      stage_out(p - lane * kItemsPerThread, stage);
-    } else if (it.items == kItemsPerThread && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
+      stage_out<K>(p - lane * K, stage);
+    } else if (it.items == K && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
 #pragma unroll
-      for (int v = 0; v < kItemsPerThread / width; ++v) {
+      for (int v = 0; v < K / width; ++v) {
         uint4 w;
         std::memcpy(&w, bits + v * width, 16);
         reinterpret_cast<uint4*>(p)[v] = w;
       }
     } else {
 #pragma unroll
-      for (int j = 0; j < kItemsPerThread; ++j)
+      for (int j = 0; j < K; ++j)
         if (j < it.items) std::memcpy(p + j, bits + j, sizeof(Out));
     }
   }
@@ -361,7 +375,7 @@ __device__ __forceinline__ void scan_tile_chained(WarpScanShared<R>& wsh, BrentK
                                                   OutRounding r, typename R::Partial& carry, bool& has_carry,
                                                   TileStaging* staging = nullptr) {
   using P = typename R::Partial;
-  const ThreadItems it = load_items(x, o, tile, staging);
+  const auto it = load_items<kItems<R, Elem>>(x, o, tile, staging);
   const P v = fold_items<R>(it);
   const ThreadScan<P> s = bsh != nullptr ? brent_kung_block_scan_device<R>(*bsh, v, o.threads)
                                           : warp_block_scan_device<R>(wsh, v, o.threads);

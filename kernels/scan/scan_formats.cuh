@@ -62,7 +62,7 @@ struct Workspace {
   void operator()() const {
     const std::int64_t lines = p.axis == Axis::all ? 1 : p.rows;
     const std::int64_t length = p.axis == Axis::all ? p.rows * p.cols : p.cols;
-    *bytes = workspace_bytes_for<typename R::Partial>(spec.shape, lines, length, cfg);
+    *bytes = workspace_bytes_for<R, Elem>(spec.shape, lines, length, cfg);
   }
 };
 

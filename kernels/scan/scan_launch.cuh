@@ -43,19 +43,25 @@ __device__ __forceinline__ void store_coherent(P* p, const P& v) {
   for (int i = 0; i < int(sizeof(P) / 4); ++i) __stcg(d + i, w[i]);
 }
 
-// A tile's flag, a relaxed load at GPU scope: the __threadfence after the
-// polls, paired with the publisher's fence before its atomicOr, orders the
-// partials' loads after the flags that announced them.
+// A tile's flag, a relaxed load at GPU scope. The polls' relaxed loads and
+// then acq_rel_fence() form an acquire pattern, the publisher's
+// acq_rel_fence() and then its atomicOr a release pattern (PTX ISA, "Memory
+// Consistency Model": release and acquire patterns), which order the
+// partials' loads after the flags that announced them. fence.acq_rel is
+// lighter than __threadfence()'s fence.sc, which every thread of a tile
+// would otherwise wait on after its polls.
 __device__ __forceinline__ int load_flag(const int* flag) {
   int v;
   asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
   return v;
 }
 
+__device__ __forceinline__ void acq_rel_fence() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
 template <class P>
 __device__ __forceinline__ void publish(P* slot, int* flag, const P& v, int bit) {
   store_coherent(slot, v);
-  __threadfence();
+  acq_rel_fence();
   atomicOr(flag, bit);
 }
 
@@ -85,7 +91,7 @@ __global__ void __launch_bounds__(kMaxThreads) chained_scan_kernel(const Elem* x
   __shared__ WarpScanShared<R> wsh;
   __shared__ BrentKungShared<R> bsh;
   const std::int64_t line = blockIdx.x;
-  const TileOrder o{g.length, g.threads};
+  const TileOrder o{g.length, g.threads, kItems<R, Elem>};
   P carry = R::identity();
   bool has_carry = false;
   BrentKungShared<R>* b = block_scan == Shape::block ? &bsh : nullptr;
@@ -102,12 +108,12 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   __shared__ WarpScanShared<R> sh;
   __shared__ TileStaging stage;
   const std::int64_t line = blockIdx.y;
-  const TileOrder o{g.length, g.threads};
+  const TileOrder o{g.length, g.threads, kItems<R, Elem>};
   const std::int64_t per = tiles_per_block(o.tiles(), gridDim.x), begin = blockIdx.x * per;
   const std::int64_t end = o.tiles() < begin + per ? o.tiles() : begin + per;
   P sum = R::identity();
   for (std::int64_t k = begin; k < end; ++k) {
-    const ThreadItems it = load_items(x + line * g.length, o, k, &stage);
+    const auto it = load_items<kItems<R, Elem>>(x + line * g.length, o, k, &stage);
     const P a = warp_block_scan_device<R>(sh, fold_items<R>(it), o.threads).aggregate;
     sum = k == begin ? a : merged<R>(sum, a);
   }
@@ -135,7 +141,7 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   __shared__ WarpScanShared<R> sh;
   __shared__ TileStaging stage;
   const std::int64_t line = blockIdx.y;
-  const TileOrder o{g.length, g.threads};
+  const TileOrder o{g.length, g.threads, kItems<R, Elem>};
   const std::int64_t per = tiles_per_block(o.tiles(), gridDim.x), begin = blockIdx.x * per;
   const std::int64_t end = o.tiles() < begin + per ? o.tiles() : begin + per;
   bool has_carry = blockIdx.x > 0 && begin < end;
@@ -173,13 +179,13 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   auto* stage = reinterpret_cast<TileStaging*>(scratch);
   P* window = reinterpret_cast<P*>(scratch);
   const std::int64_t line = blockIdx.y;
-  const TileOrder o{g.length, g.threads};
+  const TileOrder o{g.length, g.threads, kItems<R, Elem>};
   const std::int64_t tiles = o.tiles();
   if (threadIdx.x == 0) tile_shared = std::int64_t(atomicAdd(s.counter + line, 1ull));
   __syncthreads();
   const std::int64_t k = tile_shared;
   const std::int64_t base = line * tiles, at = base + k;
-  const ThreadItems it = load_items(x + line * g.length, o, k, stage);
+  const auto it = load_items<kItems<R, Elem>>(x + line * g.length, o, k, stage);
   const ThreadScan<P> scan = warp_block_scan_device<R>(sh, fold_items<R>(it), o.threads);
   // The aggregate at once (no carry needed); tile 0's is its inclusive prefix too.
   if (threadIdx.x == o.threads - 1) {
@@ -210,7 +216,7 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
         delay = delay < kMaxPollDelayNs ? 2 * delay : kMaxPollDelayNs;
       }
     }
-    __threadfence();
+    acq_rel_fence();
     for (int i = threadIdx.x; i < kLookbackWindow; i += o.threads) {
       const int bit = bit_of(i);
       window[i] = bit == 0 ? R::identity() : load_coherent((bit == 2 ? s.inclusive : s.aggregate) + first + i);
@@ -240,9 +246,10 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
 
 inline std::size_t aligned(std::size_t b) { return (b + 255) / 256 * 256; }
 
-template <class P>
+template <class R, class Elem>
 std::size_t workspace_bytes_for(Shape shape, std::int64_t lines, std::int64_t length, const LaunchConfig& cfg) {
-  const TileOrder o{length, cfg.threads};
+  using P = typename R::Partial;
+  const TileOrder o{length, cfg.threads, kItems<R, Elem>};
   if (shape == Shape::reduce_then_scan) return 2 * aligned(std::size_t(lines) * std::size_t(cfg.blocks) * sizeof(P));
   if (shape == Shape::lookback) {
     const std::size_t tiles = std::size_t(lines) * std::size_t(std::max<std::int64_t>(o.tiles(), 1));
@@ -257,8 +264,8 @@ void launch_scan_with(Shape shape, const Elem* x, Out* out, std::int64_t lines, 
   using P = typename R::Partial;
   if (lines <= 0 || length <= 0) return;
   const LineGeometry g{lines, length, cfg.threads, sat};
-  const TileOrder o{length, cfg.threads};
-  if (ws.bytes < workspace_bytes_for<P>(shape, lines, length, cfg))
+  const TileOrder o{length, cfg.threads, kItems<R, Elem>};
+  if (ws.bytes < workspace_bytes_for<R, Elem>(shape, lines, length, cfg))
     throw std::invalid_argument("scan: the workspace is too small for this launch");
   // The grid shapes put the lines on gridDim.y (at most 65535).
   if ((shape == Shape::reduce_then_scan || shape == Shape::lookback) && lines > 65535)

@@ -15,6 +15,12 @@
 namespace ulpscope::scan {
 namespace {
 
+// K of the input format and accumulator (ScanPolicy), as the kernels take it
+// from their element type and reducer.
+int items_per_thread(const KernelSpec& spec) {
+  return ScanPolicy::items_per_thread(format_info(spec.in).bits / 8, spec.acc == Accumulator::exact);
+}
+
 std::string name(Shape s) { return std::string(to_string(s)); }
 
 bool scans(Shape s) { return s == Shape::serial || s == Shape::cub || is_scan_shape(s); }
@@ -111,7 +117,7 @@ void scan_line(const KernelSpec& spec, const LaunchConfig& cfg, const float* x, 
     }
     return;
   }
-  const TileOrder o{length, cfg.threads};
+  const TileOrder o{length, cfg.threads, items_per_thread(spec)};
   const std::int64_t tiles = o.tiles();
   switch (spec.shape) {
     case Shape::warp:
@@ -240,7 +246,8 @@ std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t le
   const std::int64_t caps[] = {264, 528, 1056, 2000};
   std::vector<LaunchConfig> out;
   for (int k = 0; k < 4; ++k) {
-    const std::int64_t tiles = std::max<std::int64_t>(1, TileOrder{length, threads[k]}.tiles());
+    const std::int64_t tiles =
+        std::max<std::int64_t>(1, TileOrder{length, threads[k], items_per_thread(spec)}.tiles());
     std::int64_t blocks = 1;
     if (spec.shape == Shape::reduce_then_scan) blocks = std::min(tiles, caps[k]);
     if (spec.shape == Shape::lookback) blocks = tiles;

@@ -17,41 +17,52 @@
 namespace ulpscope::scan {
 
 // The tile and look-back geometry, in one place for the kernels and the
-// models. Sixteen elements a thread: one 16-byte load of fp8, two of fp16
-// and bf16, four of fp32 (thread t of a tile owns elements t*K .. t*K + K - 1
-// of it). The look-back window of a tile holds kLookbackWindow slots, slot 0
-// the inclusive prefix of the tile kLookbackWindow back and slots 1 .. W - 1
-// the aggregates of the tiles between; lane j of one warp folds slots j,
-// j + 32, j + 64, ... in that order, then the warp's shuffle tree joins the
-// lanes. A wide window keeps the chain of inclusive prefixes short (tiles / W
-// links of one global-memory round trip each). The kernel loads the whole
-// window at once (thread t the slots t, t + T, ...) into shared memory and
-// warp 0 folds it there.
+// models. A thread owns K consecutive elements of its tile (thread t the
+// elements t*K .. t*K + K - 1): 16 of fp32 and fp8 inputs (four and one
+// 16-byte loads), 32 of fp16 and bf16 (four), so that a tile's fixed costs
+// (the block scan, the look-back) are spread over as many bytes of input
+// and output; fp8 stays at 16 since its fp32 outputs would need twice the
+// staging (scan_agent.cuh, TileStaging), and the exact scan at 16 since its
+// 128-bit running value leaves no registers for 32 elements at two blocks
+// of 512 threads an SM. The look-back window of a tile
+// holds kLookbackWindow slots, slot 0 the inclusive prefix of the tile
+// kLookbackWindow back and slots 1 .. W - 1 the aggregates of the tiles
+// between; lane j of one warp folds slots j, j + 32, j + 64, ... in that
+// order, then the warp's shuffle tree joins the lanes. A wide window keeps
+// the chain of inclusive prefixes short (tiles / W links of one
+// global-memory round trip each). The kernel loads the whole window at once
+// (thread t the slots t, t + T, ...) into shared memory and warp 0 folds it
+// there.
 struct ScanPolicy {
-  static constexpr int kItemsPerThread = 16;
+  ULPSCOPE_HD static constexpr int items_per_thread(int element_bytes, bool exact) {
+    return element_bytes == 2 && !exact ? 32 : 16;
+  }
+  static constexpr int kMaxItemsPerThread = 32;
   static constexpr int kWindowSlotsPerLane = 16;
   static constexpr int kWarpSize = 32;
   static constexpr int kLookbackWindow = kWarpSize * kWindowSlotsPerLane;
 };
-inline constexpr int kItemsPerThread = ScanPolicy::kItemsPerThread;
+inline constexpr int kMaxItemsPerThread = ScanPolicy::kMaxItemsPerThread;
 inline constexpr int kLookbackWindow = ScanPolicy::kLookbackWindow;
 inline constexpr int kWindowSlotsPerLane = ScanPolicy::kWindowSlotsPerLane;
 inline constexpr int kWarpSize = ScanPolicy::kWarpSize;
 
 // How one line (the array, or a row) of `length` elements is cut into tiles
-// of threads * kItemsPerThread elements.
+// of threads * per_thread elements (per_thread: ScanPolicy::items_per_thread
+// of the input format).
 struct TileOrder {
   std::int64_t length;
   int threads;
-  ULPSCOPE_HD std::int64_t tile_elements() const { return std::int64_t(threads) * kItemsPerThread; }
+  int per_thread;
+  ULPSCOPE_HD std::int64_t tile_elements() const { return std::int64_t(threads) * per_thread; }
   ULPSCOPE_HD std::int64_t tiles() const { return (length + tile_elements() - 1) / tile_elements(); }
   // The first element of thread t of tile k, and how many of its K exist.
   ULPSCOPE_HD std::int64_t first(std::int64_t tile, int t) const {
-    return tile * tile_elements() + std::int64_t(t) * kItemsPerThread;
+    return tile * tile_elements() + std::int64_t(t) * per_thread;
   }
   ULPSCOPE_HD int items(std::int64_t tile, int t) const {
     const std::int64_t left = length - first(tile, t);
-    return left <= 0 ? 0 : (left < kItemsPerThread ? int(left) : kItemsPerThread);
+    return left <= 0 ? 0 : (left < per_thread ? int(left) : per_thread);
   }
 };
 
