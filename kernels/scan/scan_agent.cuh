@@ -23,6 +23,7 @@
 #include "kernels/scan/fixed_point_sum.hpp"
 #include "kernels/scan/scan_model.hpp"
 #include "kernels/scan/scan_order.hpp"
+#include "kernels/scan/wide_fixed_point_sum.hpp"
 #include "kernels/shape.hpp"
 #include "kernels/tree/load.cuh"
 
@@ -62,11 +63,13 @@ __device__ __forceinline__ P shfl_down_partial(const P& v, int d) {
 }
 
 // K, the elements a thread owns, for an accumulator and input format
-// (ScanPolicy): the exact scan's is its FixedPointSum.
+// (ScanPolicy): the exact scan's is its FixedPointSum or WideFixedPointSum.
 template <class R>
 struct IsExactScan : std::false_type {};
 template <class In, class Out>
 struct IsExactScan<FixedPointSum<In, Out>> : std::true_type {};
+template <class In, class Out>
+struct IsExactScan<WideFixedPointSum<In, Out>> : std::true_type {};
 template <class R, class Elem>
 inline constexpr int kItems = ScanPolicy::items_per_thread(int(sizeof(Elem)), IsExactScan<R>::value);
 

@@ -13,9 +13,6 @@ std::optional<std::string> gpu_unavailable(const KernelSpec& spec, Axis axis) {
   if (auto why = unsupported(spec, axis)) return why;  // the combinations of the CPU models
   if (spec.shape == Shape::cub) return std::string("cub is NVIDIA's scan (cub::DeviceScan), not one of these kernels");
   if (spec.shape == Shape::serial) return std::string("serial is a CPU shape (one running value in index order)");
-  if (spec.acc == Accumulator::exact && !has_fixed_point_scan(spec))
-    return std::string("the exact scan has a kernel for fp16 and fp8 inputs into their default output only "
-                       "(a 128-bit fixed-point prefix); fp32 and bf16 need a wider integer");
   if (spec.out != default_out_dtype(spec.in))
     return std::string("the scan kernels write the input format's default output only");
   return std::nullopt;

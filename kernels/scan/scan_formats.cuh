@@ -6,6 +6,7 @@
 #include "kernels/scan/fixed_point_sum.hpp"
 #include "kernels/scan/scan_dispatch.hpp"
 #include "kernels/scan/scan_launch.cuh"
+#include "kernels/scan/wide_fixed_point_sum.hpp"
 
 namespace ulpscope::scan {
 
@@ -25,8 +26,10 @@ void with_accumulator(Accumulator acc, F&& f) {
       } else if constexpr (Fmt::bits == 8) {
         f.template operator()<FixedPointSum<Fmt, Fp32Format>, Elem, Out>();
         return;
+      } else {  // bf16 into bf16, fp32 into fp32
+        f.template operator()<WideFixedPointSum<Fmt, Fmt>, Elem, Out>();
+        return;
       }
-      [[fallthrough]];
     default: throw std::invalid_argument("scan: no GPU kernel for this accumulator");
   }
 }

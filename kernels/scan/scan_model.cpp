@@ -10,6 +10,7 @@
 #include "kernels/accumulators/rounded_sum.hpp"
 #include "kernels/scan/fixed_point_sum.hpp"
 #include "kernels/scan/scan_order.hpp"
+#include "kernels/scan/wide_fixed_point_sum.hpp"
 #include "reference/exact_prefix.hpp"
 
 namespace ulpscope::scan {
@@ -181,10 +182,11 @@ void scan_lines(const KernelSpec& spec, const ReductionProblem& p, const LaunchC
     }
   };
   if (spec.acc == Accumulator::exact) {
-    // The kernel's own integer (fixed_point_sum.hpp): fp16 into fp16, fp8 into fp32.
+    // The kernel's own integer: fp16 into fp16, fp8 into fp32 (fixed_point_sum.hpp);
+    // bf16 into bf16, fp32 into fp32 (wide_fixed_point_sum.hpp).
     if constexpr (F::bits == 16 && F::exp_bits == 5) each(std::type_identity<FixedPointSum<F, Fp16Format>>{});
     else if constexpr (F::bits == 8) each(std::type_identity<FixedPointSum<F, Fp32Format>>{});
-    else throw std::logic_error("no fixed-point scan for this format");
+    else each(std::type_identity<WideFixedPointSum<F, F>>{});
     return;
   }
   switch (spec.acc) {
@@ -225,7 +227,8 @@ std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis) {
 
 bool has_fixed_point_scan(const KernelSpec& spec) {
   return spec.acc == Accumulator::exact && spec.out == default_out_dtype(spec.in) &&
-         (spec.in == Dtype::fp16 || spec.in == Dtype::fp8_e4m3 || spec.in == Dtype::fp8_e5m2);
+         (spec.in == Dtype::fp16 || spec.in == Dtype::bf16 || spec.in == Dtype::fp32 || spec.in == Dtype::fp8_e4m3 ||
+          spec.in == Dtype::fp8_e5m2);
 }
 
 std::optional<std::string> bad_config(const LaunchConfig& c) {

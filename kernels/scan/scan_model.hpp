@@ -22,18 +22,21 @@ std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis);
 // counts for reduce_then_scan): every level of the order moves.
 std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length);
 
-// The most threads a scan block takes: its shared partials (two a thread,
-// up to 32 bytes each for the exact scan's) stay within 48 KiB.
+// The most threads a scan block takes: its shared partials (one a thread
+// for the block shape, up to 44 bytes each for the exact scan's of bf16 and
+// fp32) stay within 48 KiB.
 inline constexpr int kMaxScanThreads = 512;
 
 // Why a configuration does not fit the scans (threads a power of two in
 // 32..512, at least one block), or nullopt.
 std::optional<std::string> bad_config(const LaunchConfig& config);
 
-// exact with fp16 inputs into fp16, or fp8 inputs into fp32: the scan runs
-// the kernels' 128-bit fixed-point integer in the shape's order
-// (fixed_point_sum.hpp), whose every prefix is the reference's. Other exact
-// scans are the reference's one-pass prefixes.
+// exact into the input format's default output (fp8 into fp32, the others
+// into themselves): the scan runs the kernels' fixed-point integer in the
+// shape's order (fixed_point_sum.hpp: 128 bits for fp16 and fp8;
+// wide_fixed_point_sum.hpp: 320 bits for bf16 and fp32), whose every prefix
+// is the reference's. Other exact scans are the reference's one-pass
+// prefixes.
 bool has_fixed_point_scan(const KernelSpec& spec);
 
 // One output per element, [line][index], in out_dtype widened to double;

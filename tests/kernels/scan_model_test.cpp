@@ -156,11 +156,12 @@ TEST(ScanModel, RowsAreScannedOnTheirOwn) {
 }
 
 // exact: every prefix correctly rounded, the same bits on every shape and
-// launch. For fp16 and fp8 the model runs the kernels' 128-bit fixed-point
-// integer in each shape's order (fixed_point_sum.hpp), checked here against
-// the reference's one-pass prefixes: values of every binade, cancellation
-// to exact zeros, prefixes of -0, overflow past the largest finite value,
-// NaN and infinities.
+// launch. Into the default output the model runs the kernels' fixed-point
+// integer in each shape's order (fixed_point_sum.hpp for fp16 and fp8,
+// wide_fixed_point_sum.hpp for bf16 and fp32), checked here against the
+// reference's one-pass prefixes: values of every binade, cancellation to
+// exact zeros, prefixes of -0, overflow past the largest finite value, NaN
+// and infinities. Other outputs take the reference's prefixes themselves.
 template <class T>
 TypedArray exact_case(std::size_t n, std::uint64_t seed, bool specials) {
   std::mt19937_64 g(seed);
@@ -182,25 +183,46 @@ TypedArray exact_case(std::size_t n, std::uint64_t seed, bool specials) {
   return TypedArray(v);
 }
 
+float float_of_bits(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+
 TEST(ScanModel, ExactIsTheReferenceOnEveryShapeAndLaunch) {
   std::vector<std::pair<TypedArray, Dtype>> cases;
   cases.emplace_back(exact_case<Fp16>(20000, 5, false), Dtype::fp16);
   cases.emplace_back(exact_case<Fp16>(3000, 6, true), Dtype::fp16);
   cases.emplace_back(exact_case<Fp8E4M3>(9000, 7, false), Dtype::fp32);
   cases.emplace_back(exact_case<Fp8E5M2>(9000, 8, true), Dtype::fp32);
+  cases.emplace_back(exact_case<Bf16>(9000, 9, false), Dtype::bf16);
+  cases.emplace_back(exact_case<Bf16>(3000, 10, true), Dtype::bf16);
+  {
+    // fp32: any finite pattern (every binade), the largest value, cancellation.
+    std::vector<float> f{-0.0f, -0.0f};
+    std::mt19937_64 g(11);
+    while (f.size() < 9000) {
+      const std::uint64_t r = g();
+      if (r % 17 == 0) f.push_back(3.4028234663852886e38f);
+      else if (r % 17 == 1) f.push_back(-f[f.size() - 2]);
+      else f.push_back(std::isfinite(float_of_bits(std::uint32_t(r >> 32))) ? float_of_bits(std::uint32_t(r >> 32))
+                                                                             : 1.0f);
+    }
+    cases.emplace_back(TypedArray(f), Dtype::fp32);
+  }
   {
     std::vector<Bf16> b;
     std::mt19937 g(5);
     std::normal_distribution<double> d(1.0, 3.0);
     for (int i = 0; i < 5000; ++i) b.push_back(Bf16(d(g)));
-    cases.emplace_back(TypedArray(b), Dtype::bf16);  // the reference path
+    cases.emplace_back(TypedArray(b), Dtype::fp32);  // not the default output: the reference path
   }
   for (const auto& [x, out] : cases) {
     const std::int64_t n = std::int64_t(x.size());
     const std::vector<double> want = cumsum_rounded(x, OutputFormat{out});
     for (Shape shape : kModelled) {
       const KernelSpec spec{Op::cumsum, x.dtype(), out, Accumulator::exact, shape};
-      EXPECT_EQ(scan::has_fixed_point_scan(spec), x.dtype() != Dtype::bf16);
+      EXPECT_EQ(scan::has_fixed_point_scan(spec), out == default_out_dtype(x.dtype()));
       for (const LaunchConfig& cfg : launch_configs(spec, n)) {
         const ReductionResult r = run_model(spec, problem_of(x, Axis::all, 1, n), cfg);
         ASSERT_EQ(r.values.size(), want.size());
