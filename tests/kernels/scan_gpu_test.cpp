@@ -155,11 +155,63 @@ TEST(ScanGpu, EveryShapeAccumulatorAndLaunchMatchesItsModel) {
       for (Accumulator acc : kKernelAccumulators)
         for (Shape shape : kKernelShapes) {
           const KernelSpec spec{Op::cumsum, in, default_out_dtype(in), acc, shape};
-          if (acc == Accumulator::exact && !scan::has_fixed_point_scan(spec)) continue;  // no kernel (fp32, bf16)
+          ASSERT_TRUE(acc != Accumulator::exact || scan::has_fixed_point_scan(spec));
           ASSERT_FALSE(scan::gpu_unavailable(spec, Axis::all).has_value());
           for (const LaunchConfig& cfg : scan::launch_configs(spec, n)) expect_model_bits(spec, p, cfg);
         }
     }
+}
+
+// n values of format d (bf16 or fp32) meant to break a wide integer: any
+// bit pattern (every binade, subnormals), the largest finite value, values
+// cancelling an earlier one (prefixes back to tiny or zero), and with
+// `specials` NaN and infinities left in.
+TypedArray hard_values_of(Dtype d, std::int64_t n, std::uint64_t seed, bool specials) {
+  std::mt19937_64 g(seed);
+  std::vector<double> v;
+  const double big = format_info(d).max_finite;
+  while (std::int64_t(v.size()) < n) {
+    const std::uint64_t r = g();
+    double x;
+    if (r % 13 == 0) x = (r & 64) ? big : -big;
+    else if (r % 13 == 1 && v.size() > 2) x = -v[v.size() - 2];
+    else if (d == Dtype::fp32) {
+      float f;
+      const std::uint32_t b = std::uint32_t(r >> 32);
+      std::memcpy(&f, &b, 4);
+      x = f;
+    } else {
+      x = to_double(Bf16::from_bits(std::uint32_t(r >> 48)));
+    }
+    if (!specials && !std::isfinite(x)) x = 1.5;
+    v.push_back(x);
+  }
+  if (d == Dtype::fp32) return TypedArray(std::vector<float>(v.begin(), v.end()));
+  std::vector<Bf16> b;
+  for (double e : v) b.push_back(Bf16(e));
+  return TypedArray(b);
+}
+
+// The 320-bit integer of the exact scan of bf16 and fp32 (its carries, its
+// sticky bit, its specials) on the device against its model and the
+// reference, on every shape and launch.
+TEST(ScanGpu, WideExactScanMatchesOnHardValues) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  for (Dtype in : {Dtype::bf16, Dtype::fp32})
+    for (bool specials : {false, true})
+      for (std::int64_t n : {std::int64_t(4097), (std::int64_t(1) << 16) + 5}) {
+        const TypedArray x = hard_values_of(in, n, std::uint64_t(n) + specials, specials);
+        ReductionProblem p;
+        p.op = Op::cumsum;
+        p.axis = Axis::all;
+        p.rows = 1;
+        p.cols = n;
+        p.x = &x;
+        for (Shape shape : kKernelShapes) {
+          const KernelSpec spec{Op::cumsum, in, in, Accumulator::exact, shape};
+          for (const LaunchConfig& cfg : scan::launch_configs(spec, n)) expect_model_bits(spec, p, cfg);
+        }
+      }
 }
 
 TEST(ScanGpu, RowsMatchTheirModels) {
@@ -195,8 +247,8 @@ TEST(ScanGpu, LookbackGivesTheModelsBitsRunAfterRun) {
 }
 
 TEST(ScanGpu, UnavailableKernelsSayWhy) {
-  const KernelSpec exact{Op::cumsum, Dtype::bf16, Dtype::bf16, Accumulator::exact, Shape::lookback};
-  EXPECT_TRUE(scan::gpu_unavailable(exact, Axis::all).has_value());
+  const KernelSpec exact{Op::cumsum, Dtype::bf16, Dtype::fp32, Accumulator::exact, Shape::lookback};
+  EXPECT_TRUE(scan::gpu_unavailable(exact, Axis::all).has_value());  // not bf16's default output
   const KernelSpec serial{Op::cumsum, Dtype::fp16, Dtype::fp16, Accumulator::fp32, Shape::serial};
   EXPECT_TRUE(scan::gpu_unavailable(serial, Axis::all).has_value());
   const KernelSpec wide{Op::cumsum, Dtype::fp16, Dtype::fp32, Accumulator::fp32, Shape::warp};
