@@ -18,6 +18,7 @@
 #include "kernels/scan/scan_dispatch.hpp"
 #include "kernels/scan/scan_model.hpp"
 #include "reference/exact_prefix.hpp"
+#include "scan_test_values.hpp"
 
 namespace ulpscope {
 namespace {
@@ -125,15 +126,20 @@ constexpr Shape kKernelShapes[] = {Shape::warp, Shape::block, Shape::reduce_then
 constexpr Accumulator kKernelAccumulators[] = {Accumulator::naive, Accumulator::fp32, Accumulator::fp64,
                                                Accumulator::kahan, Accumulator::exact};
 
-void expect_model_bits(const KernelSpec& spec, const ReductionProblem& p, const LaunchConfig& cfg) {
+// `exact`: the reference's prefixes of p into spec.out where the caller has
+// them (one MPFR pass per array, not one per launch), else computed here.
+void expect_model_bits(const KernelSpec& spec, const ReductionProblem& p, const LaunchConfig& cfg,
+                       const std::vector<double>* exact = nullptr) {
   SCOPED_TRACE(::testing::Message() << to_string(spec.in) << ' ' << to_string(spec.acc) << ' '
                                     << to_string(spec.shape) << " axis=" << to_string(p.axis) << " rows=" << p.rows
                                     << " cols=" << p.cols << " threads=" << cfg.threads << " blocks=" << cfg.blocks);
   const std::vector<double> got = run_on_gpu(spec, p, cfg);
   ReductionResult want = scan::run_model(spec, p, cfg);
   if (spec.acc == Accumulator::exact) {  // and the exact scan is the reference's, too
-    EXPECT_TRUE(std::equal(want.values.begin(), want.values.end(),
-                           cumsum_rounded_lines(p, spec.out).begin(), same_bits));
+    const std::vector<double> own = exact == nullptr ? cumsum_rounded_lines(p, spec.out) : std::vector<double>{};
+    const std::vector<double>& reference = exact == nullptr ? own : *exact;
+    EXPECT_TRUE(reference.size() == want.values.size() &&
+                std::equal(want.values.begin(), want.values.end(), reference.begin(), same_bits));
   }
   ASSERT_EQ(got.size(), want.values.size()) << "the launch failed";
   for (std::size_t i = 0; i < got.size(); ++i)
@@ -152,44 +158,15 @@ TEST(ScanGpu, EveryShapeAccumulatorAndLaunchMatchesItsModel) {
       p.rows = 1;
       p.cols = n;
       p.x = &x;
+      const std::vector<double> exact = cumsum_rounded_lines(p, default_out_dtype(in));
       for (Accumulator acc : kKernelAccumulators)
         for (Shape shape : kKernelShapes) {
           const KernelSpec spec{Op::cumsum, in, default_out_dtype(in), acc, shape};
           ASSERT_TRUE(acc != Accumulator::exact || scan::has_fixed_point_scan(spec));
           ASSERT_FALSE(scan::gpu_unavailable(spec, Axis::all).has_value());
-          for (const LaunchConfig& cfg : scan::launch_configs(spec, n)) expect_model_bits(spec, p, cfg);
+          for (const LaunchConfig& cfg : scan::launch_configs(spec, n)) expect_model_bits(spec, p, cfg, &exact);
         }
     }
-}
-
-// n values of format d (bf16 or fp32) meant to break a wide integer: any
-// bit pattern (every binade, subnormals), the largest finite value, values
-// cancelling an earlier one (prefixes back to tiny or zero), and with
-// `specials` NaN and infinities left in.
-TypedArray hard_values_of(Dtype d, std::int64_t n, std::uint64_t seed, bool specials) {
-  std::mt19937_64 g(seed);
-  std::vector<double> v;
-  const double big = format_info(d).max_finite;
-  while (std::int64_t(v.size()) < n) {
-    const std::uint64_t r = g();
-    double x;
-    if (r % 13 == 0) x = (r & 64) ? big : -big;
-    else if (r % 13 == 1 && v.size() > 2) x = -v[v.size() - 2];
-    else if (d == Dtype::fp32) {
-      float f;
-      const std::uint32_t b = std::uint32_t(r >> 32);
-      std::memcpy(&f, &b, 4);
-      x = f;
-    } else {
-      x = to_double(Bf16::from_bits(std::uint32_t(r >> 48)));
-    }
-    if (!specials && !std::isfinite(x)) x = 1.5;
-    v.push_back(x);
-  }
-  if (d == Dtype::fp32) return TypedArray(std::vector<float>(v.begin(), v.end()));
-  std::vector<Bf16> b;
-  for (double e : v) b.push_back(Bf16(e));
-  return TypedArray(b);
 }
 
 // The 320-bit integer of the exact scan of bf16 and fp32 (its carries, its
@@ -200,16 +177,17 @@ TEST(ScanGpu, WideExactScanMatchesOnHardValues) {
   for (Dtype in : {Dtype::bf16, Dtype::fp32})
     for (bool specials : {false, true})
       for (std::int64_t n : {std::int64_t(4097), (std::int64_t(1) << 16) + 5}) {
-        const TypedArray x = hard_values_of(in, n, std::uint64_t(n) + specials, specials);
+        const TypedArray x = test::hard_wide_values(in, n, std::uint64_t(n) + specials, specials);
         ReductionProblem p;
         p.op = Op::cumsum;
         p.axis = Axis::all;
         p.rows = 1;
         p.cols = n;
         p.x = &x;
+        const std::vector<double> exact = cumsum_rounded_lines(p, in);
         for (Shape shape : kKernelShapes) {
           const KernelSpec spec{Op::cumsum, in, in, Accumulator::exact, shape};
-          for (const LaunchConfig& cfg : scan::launch_configs(spec, n)) expect_model_bits(spec, p, cfg);
+          for (const LaunchConfig& cfg : scan::launch_configs(spec, n)) expect_model_bits(spec, p, cfg, &exact);
         }
       }
 }

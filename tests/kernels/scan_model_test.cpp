@@ -19,6 +19,7 @@
 #include "kernels/scan/scan_model.hpp"
 #include "kernels/scan/scan_order.hpp"
 #include "reference/exact_prefix.hpp"
+#include "scan_test_values.hpp"
 
 namespace ulpscope {
 namespace {
@@ -183,32 +184,15 @@ TypedArray exact_case(std::size_t n, std::uint64_t seed, bool specials) {
   return TypedArray(v);
 }
 
-float float_of_bits(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
-
 TEST(ScanModel, ExactIsTheReferenceOnEveryShapeAndLaunch) {
   std::vector<std::pair<TypedArray, Dtype>> cases;
   cases.emplace_back(exact_case<Fp16>(20000, 5, false), Dtype::fp16);
   cases.emplace_back(exact_case<Fp16>(3000, 6, true), Dtype::fp16);
   cases.emplace_back(exact_case<Fp8E4M3>(9000, 7, false), Dtype::fp32);
   cases.emplace_back(exact_case<Fp8E5M2>(9000, 8, true), Dtype::fp32);
-  cases.emplace_back(exact_case<Bf16>(9000, 9, false), Dtype::bf16);
-  cases.emplace_back(exact_case<Bf16>(3000, 10, true), Dtype::bf16);
-  // fp32: any pattern (every binade), the largest value, cancellation.
-  for (const auto& [n, specials] : {std::pair<std::size_t, bool>{9000, false}, {3000, true}}) {
-    std::vector<float> f{-0.0f, -0.0f};
-    std::mt19937_64 g(11 + n);
-    while (f.size() < n) {
-      const std::uint64_t r = g();
-      const float any = float_of_bits(std::uint32_t(r >> 32));
-      if (r % 17 == 0) f.push_back(3.4028234663852886e38f);
-      else if (r % 17 == 1) f.push_back(-f[f.size() - 2]);
-      else f.push_back(specials || std::isfinite(any) ? any : 1.0f);
-    }
-    cases.emplace_back(TypedArray(f), Dtype::fp32);
+  for (Dtype wide : {Dtype::bf16, Dtype::fp32}) {
+    cases.emplace_back(test::hard_wide_values(wide, 9000, 9, false), wide);
+    cases.emplace_back(test::hard_wide_values(wide, 3000, 10, true), wide);
   }
   {
     std::vector<Bf16> b;
