@@ -207,6 +207,7 @@ int main(int argc, char** argv) {
     cudaDeviceProp prop{};
     check(cudaGetDevice(&device), "cudaGetDevice");
     check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    const int sms = prop.multiProcessorCount;  // the launches are the device's (scan::launch_configs)
     void *x = nullptr, *out = nullptr;
     check(cudaMalloc(&x, std::size_t(n) * 4), "cudaMalloc x");
     check(cudaMalloc(&out, std::size_t(n) * 4), "cudaMalloc out");
@@ -241,7 +242,7 @@ int main(int argc, char** argv) {
           if ((shape == Shape::warp || shape == Shape::block) && n > (std::int64_t(1) << 22)) continue;
           fill_half(x, n, in);
           Row row{shape, acc, in, {}};
-          for (const LaunchConfig& cfg : scan::launch_configs(spec, n)) {
+          for (const LaunchConfig& cfg : scan::launch_configs(spec, n, sms)) {
             scanner.prepare(spec, cfg);
             const double ms = median_ms([&] { scanner.run(spec, cfg, out); }, warmup, reps);
             row.configs.push_back({cfg, ms, double(n) * double(bytes_of(in) + bytes_of(spec.out)) / (ms * 1e6)});
@@ -322,7 +323,7 @@ int main(int argc, char** argv) {
         const KernelSpec rts{Op::cumsum, in, default_out_dtype(in), Accumulator::exact, Shape::reduce_then_scan};
         if (scan::gpu_unavailable(look, Axis::all) || scan::gpu_unavailable(rts, Axis::all)) continue;
         fill_varied(x, n, in);
-        const LaunchConfig c1 = scan::launch_configs(look, n).front(), c2 = scan::launch_configs(rts, n).back();
+        const LaunchConfig c1 = scan::launch_configs(look, n, sms).front(), c2 = scan::launch_configs(rts, n, sms).back();
         scanner.prepare(look, c1);
         scanner.prepare(rts, c2);
         scanner.run(look, c1, out);

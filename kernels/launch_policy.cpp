@@ -20,7 +20,7 @@ int blocks_for(std::int64_t vectors, int threads, int per_thread, int cap) {
 }  // namespace
 
 std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length, const DeviceShape& device) {
-  if (is_scan(spec.op)) return scan::launch_configs(spec, length);
+  if (is_scan(spec.op)) return scan::launch_configs(spec, length, device.sm_count);
   if (spec.shape == Shape::serial) return {LaunchConfig{1, 1}};
   if (is_gallery(spec.shape)) return gallery::launch_configs(spec, length, device);
   const std::int64_t vectors = std::max<std::int64_t>(length / vector_width(spec.in), 1);

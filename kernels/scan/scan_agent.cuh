@@ -37,29 +37,27 @@ __device__ __forceinline__ typename R::Partial merged(typename R::Partial a, con
   return a;
 }
 
-// A partial moved across lanes one 32-bit word at a time (every lane of the
-// warp calls them).
-template <class P>
-__device__ __forceinline__ P shfl_up_partial(const P& v, int d) {
+// A partial moved across lanes one 32-bit word at a time by `shuffle`
+// (__shfl_up_sync or __shfl_down_sync of a word; every lane of the warp
+// calls it).
+template <class P, class Shuffle>
+__device__ __forceinline__ P shuffle_partial(const P& v, Shuffle shuffle) {
   static_assert(sizeof(P) % 4 == 0, "partials are whole 32-bit words");
   unsigned w[sizeof(P) / 4];
   std::memcpy(w, &v, sizeof(P));
 #pragma unroll
-  for (int i = 0; i < int(sizeof(P) / 4); ++i) w[i] = __shfl_up_sync(0xFFFFFFFFu, w[i], d);
+  for (int i = 0; i < int(sizeof(P) / 4); ++i) w[i] = shuffle(w[i]);
   P r;
   std::memcpy(&r, w, sizeof(P));
   return r;
 }
 template <class P>
+__device__ __forceinline__ P shfl_up_partial(const P& v, int d) {
+  return shuffle_partial(v, [d](unsigned w) { return __shfl_up_sync(0xFFFFFFFFu, w, d); });
+}
+template <class P>
 __device__ __forceinline__ P shfl_down_partial(const P& v, int d) {
-  static_assert(sizeof(P) % 4 == 0, "partials are whole 32-bit words");
-  unsigned w[sizeof(P) / 4];
-  std::memcpy(w, &v, sizeof(P));
-#pragma unroll
-  for (int i = 0; i < int(sizeof(P) / 4); ++i) w[i] = __shfl_down_sync(0xFFFFFFFFu, w[i], d);
-  P r;
-  std::memcpy(&r, w, sizeof(P));
-  return r;
+  return shuffle_partial(v, [d](unsigned w) { return __shfl_down_sync(0xFFFFFFFFu, w, d); });
 }
 
 // K, the elements a thread owns, for an accumulator and input format
@@ -223,9 +221,13 @@ __device__ __forceinline__ typename R::Partial kogge_stone_warp(typename R::Part
   return v;
 }
 
-// scan_order.hpp's warp_block_scan, one thread per lane. The shared memory
-// is free again when it returns.
-template <class R>
+// scan_order.hpp's warp_block_scan, one thread per lane. With
+// AggregateEverywhere, every thread gets the tile's aggregate and the shared
+// memory is free again when it returns; without (a block that scans one
+// tile), only the last thread's r.aggregate is set, sh.aggregate holds it
+// after the block's next __syncthreads, and sh must not be rewritten: two
+// barriers fewer.
+template <class R, bool AggregateEverywhere = true>
 __device__ ThreadScan<typename R::Partial> warp_block_scan_device(WarpScanShared<R>& sh, typename R::Partial v,
                                                                   int threads) {
   using P = typename R::Partial;
@@ -245,10 +247,16 @@ __device__ ThreadScan<typename R::Partial> warp_block_scan_device(WarpScanShared
   r.exclusive = R::identity();
   if (lane > 0) r.exclusive = w > 0 ? merged<R>(sh.warp_totals[w - 1], before) : before;
   else if (w > 0) r.exclusive = sh.warp_totals[w - 1];
-  if (t == threads - 1) sh.aggregate = w > 0 ? merged<R>(sh.warp_totals[w - 1], v) : v;
-  __syncthreads();
-  r.aggregate = sh.aggregate;
-  __syncthreads();  // sh is rewritten by the next tile
+  r.aggregate = R::identity();
+  if (t == threads - 1) {
+    r.aggregate = w > 0 ? merged<R>(sh.warp_totals[w - 1], v) : v;
+    sh.aggregate = r.aggregate;
+  }
+  if constexpr (AggregateEverywhere) {
+    __syncthreads();
+    r.aggregate = sh.aggregate;
+    __syncthreads();  // sh is rewritten by the next tile
+  }
   return r;
 }
 

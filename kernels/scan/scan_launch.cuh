@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   const std::int64_t k = tile_shared;
   const std::int64_t base = line * tiles, at = base + k;
   const auto it = load_items<kItems<R, Elem>>(x + line * g.length, o, k, stage);
-  const ThreadScan<P> scan = warp_block_scan_device<R>(sh, fold_items<R>(it), o.threads);
+  const ThreadScan<P> scan = warp_block_scan_device<R, false>(sh, fold_items<R>(it), o.threads);
   // The aggregate at once (no carry needed); tile 0's is its inclusive prefix too.
   if (threadIdx.x == o.threads - 1) {
     if (k == 0) store_coherent(s.inclusive + at, scan.aggregate);
@@ -235,7 +235,9 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
     }
     if (lane == 0) {
       carry_shared = v;
-      publish(s.inclusive + at, s.flag + at, merged<R>(v, scan.aggregate), 2);
+      // The aggregate from the last thread (warp_block_scan_device without
+      // AggregateEverywhere: the __syncthreads after the window publish it).
+      publish(s.inclusive + at, s.flag + at, merged<R>(v, sh.aggregate), 2);
     }
   }
   __syncthreads();

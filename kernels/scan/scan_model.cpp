@@ -237,16 +237,17 @@ std::optional<std::string> bad_config(const LaunchConfig& c) {
   return std::nullopt;
 }
 
-std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length) {
+std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length, int sm_count) {
   if (spec.shape == Shape::serial) return {LaunchConfig{1, 1}};
   // The grid shapes take the largest tile first (the fewest tiles: the
   // shortest chain of look-back windows); the chained shapes 256 threads.
   const bool grid = spec.shape == Shape::reduce_then_scan || spec.shape == Shape::lookback;
   const int chained_threads[] = {256, 128, 512, 64}, grid_threads[] = {512, 256, 128, 64};
   const int* threads = grid ? grid_threads : chained_threads;
-  // reduce_then_scan: about 1024 threads on each SM of an H100's 132, then
-  // many more blocks.
-  const std::int64_t caps[] = {264, 528, 1056, 2000};
+  // reduce_then_scan: 1024 threads on each of the device's SMs (2 blocks of
+  // 512, 4 of 256, 8 of 128), then many more blocks of 64.
+  const std::int64_t sms = std::max(sm_count, 1);
+  const std::int64_t caps[] = {2 * sms, 4 * sms, 8 * sms, 2000};
   std::vector<LaunchConfig> out;
   for (int k = 0; k < 4; ++k) {
     const std::int64_t tiles =

@@ -19,8 +19,9 @@ std::optional<std::string> unsupported(const KernelSpec& spec, Axis axis);
 
 // The default launch first (256 threads; 512 for reduce_then_scan and
 // lookback), then the others of 512, 256, 128 and 64 threads (and other block
-// counts for reduce_then_scan): every level of the order moves.
-std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length);
+// counts for reduce_then_scan, from the device's sm_count): every level of
+// the order moves.
+std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length, int sm_count);
 
 // The most threads a scan block takes: its shared partials (one a thread
 // for the block shape, up to 44 bytes each for the exact scan's of bf16 and

@@ -15,6 +15,7 @@
 
 #include "formats/binary_format.hpp"
 #include "formats/small_float.hpp"
+#include "kernels/cuda/device_shape.hpp"
 #include "kernels/scan/scan_dispatch.hpp"
 #include "kernels/scan/scan_model.hpp"
 #include "reference/exact_prefix.hpp"
@@ -164,7 +165,8 @@ TEST(ScanGpu, EveryShapeAccumulatorAndLaunchMatchesItsModel) {
           const KernelSpec spec{Op::cumsum, in, default_out_dtype(in), acc, shape};
           ASSERT_TRUE(acc != Accumulator::exact || scan::has_fixed_point_scan(spec));
           ASSERT_FALSE(scan::gpu_unavailable(spec, Axis::all).has_value());
-          for (const LaunchConfig& cfg : scan::launch_configs(spec, n)) expect_model_bits(spec, p, cfg, &exact);
+          for (const LaunchConfig& cfg : scan::launch_configs(spec, n, current_device_shape().sm_count))
+            expect_model_bits(spec, p, cfg, &exact);
         }
     }
 }
@@ -187,7 +189,8 @@ TEST(ScanGpu, WideExactScanMatchesOnHardValues) {
         const std::vector<double> exact = cumsum_rounded_lines(p, in);
         for (Shape shape : kKernelShapes) {
           const KernelSpec spec{Op::cumsum, in, in, Accumulator::exact, shape};
-          for (const LaunchConfig& cfg : scan::launch_configs(spec, n)) expect_model_bits(spec, p, cfg, &exact);
+          for (const LaunchConfig& cfg : scan::launch_configs(spec, n, current_device_shape().sm_count))
+            expect_model_bits(spec, p, cfg, &exact);
         }
       }
 }
@@ -204,7 +207,7 @@ TEST(ScanGpu, RowsMatchTheirModels) {
   for (Accumulator acc : kKernelAccumulators)
     for (Shape shape : kKernelShapes) {
       const KernelSpec spec{Op::cumsum, Dtype::fp16, Dtype::fp16, acc, shape};
-      for (const LaunchConfig& cfg : scan::launch_configs(spec, p.cols)) expect_model_bits(spec, p, cfg);
+      for (const LaunchConfig& cfg : scan::launch_configs(spec, p.cols, current_device_shape().sm_count)) expect_model_bits(spec, p, cfg);
     }
 }
 
@@ -220,7 +223,7 @@ TEST(ScanGpu, LookbackGivesTheModelsBitsRunAfterRun) {
   p.cols = n;
   p.x = &x;
   const KernelSpec spec{Op::cumsum, Dtype::fp32, Dtype::fp32, Accumulator::fp32, Shape::lookback};
-  const LaunchConfig cfg = scan::launch_configs(spec, n).back();  // 64 threads: 4096 tiles, 8 windows
+  const LaunchConfig cfg = scan::launch_configs(spec, n, current_device_shape().sm_count).back();  // 64 threads: 4096 tiles, 8 windows
   for (int run = 0; run < 5; ++run) expect_model_bits(spec, p, cfg);
 }
 
