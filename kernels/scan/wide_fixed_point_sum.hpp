@@ -126,16 +126,19 @@ struct WideFixedPointSum {
       one[i] = i == 0 && negative ? 1u : 0u;
     }
     wide_detail::add_words(m, one);  // |integer|: -v = ~v + 1
+    // Word by word upwards, so that every index is a constant (an index
+    // computed first, m[top], would put m in local memory on the device).
     int top = 1;
+    std::uint32_t hi = m[1], lo = m[0], below = 0, under = 0;  // under: the OR of m[0 .. i - 2]
     ULPSCOPE_UNROLL
-    for (int i = 2; i < kWords; ++i)
-      if (m[i] != 0) top = i;
-    std::uint32_t hi = 0, lo = 0, below = 0;
-    ULPSCOPE_UNROLL
-    for (int i = 0; i < kWords; ++i) {
-      if (i == top) hi = m[i];
-      if (i == top - 1) lo = m[i];
-      if (i < top - 1) below |= m[i];
+    for (int i = 2; i < kWords; ++i) {
+      under |= m[i - 2];
+      if (m[i] != 0) {
+        top = i;
+        hi = m[i];
+        lo = m[i - 1];
+        below = under;
+      }
     }
     const std::uint64_t window = ((std::uint64_t(hi) << 32) | lo) | (below != 0 ? 1u : 0u);
     if (window == 0) return fixed_point::zero_total(p.flags);

@@ -231,6 +231,19 @@ TYPED_TEST(WideFixedPointScan, AdversarialPrefixesAreTheReferences) {
       }
     cases.push_back(every);
   }
+  // A tie at Out's precision decided by one bit far below it, that bit the
+  // lowest or the highest of each 32-bit word of the integer in turn (where
+  // it is below the tie): the sticky bit wherever the window falls.
+  using R = typename TypeParam::Acc;
+  for (double base : {1.0, std::ldexp(1.0, 100)})
+    for (int j = 0; j < R::kWords; ++j)
+      for (int bit : {0, 31}) {
+        const double s = std::ldexp(1.0, R::kLow + 32 * j + bit), half = base * u / 2;
+        if (s >= half / 4) continue;
+        for (double sign : {1.0, -1.0})
+          cases.push_back({"sticky bit " + std::to_string(32 * j + bit) + " under a tie at " + std::to_string(base),
+                           v({sign * base, sign * half, sign * s, -sign * s, -sign * s, sign * s, sign * half})});
+      }
   {
     Named tiny{"many least subnormals", {}};
     for (int i = 0; i < 5000; ++i) tiny.x.push_back(of_double<T>(L::least()));
