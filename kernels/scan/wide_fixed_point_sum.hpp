@@ -16,6 +16,7 @@
 // "Extended-Precision Integer Arithmetic Instructions"); the host adds them
 // with a carry in 64 bits: the same bits.
 #include <cstdint>
+#include <type_traits>
 
 #include "formats/binary_format.hpp"
 #include "formats/host_device.hpp"
@@ -77,6 +78,8 @@ struct WideFixedPointSum {
     std::uint32_t flags;      // fixed_point::kNaN ...
   };
   using Partial = State;
+  // The kernels move partials as 32-bit words (shuffles, coherent loads).
+  static_assert(sizeof(State) == 4 * (kWords + 1) && std::is_trivially_copyable_v<State>);
   // total() is already a value of Out: storing it in Out rounds nothing.
   static constexpr bool kTotalRoundedToOut = true;
 
