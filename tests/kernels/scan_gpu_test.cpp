@@ -148,17 +148,23 @@ void expect_model_bits(const KernelSpec& spec, const ReductionProblem& p, const 
                                                    << want.values[i];
 }
 
+// The cumsum of the whole of x (n elements) as one line.
+ReductionProblem whole_array(const TypedArray& x, std::int64_t n) {
+  ReductionProblem p;
+  p.op = Op::cumsum;
+  p.axis = Axis::all;
+  p.rows = 1;
+  p.cols = n;
+  p.x = &x;
+  return p;
+}
+
 TEST(ScanGpu, EveryShapeAccumulatorAndLaunchMatchesItsModel) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   for (Dtype in : {Dtype::fp32, Dtype::fp16, Dtype::bf16, Dtype::fp8_e4m3, Dtype::fp8_e5m2})
     for (std::int64_t n : {std::int64_t(1), std::int64_t(33), std::int64_t(4097), (std::int64_t(1) << 20) + 3}) {
       const TypedArray x = values_of(in, n, std::uint64_t(n));
-      ReductionProblem p;
-      p.op = Op::cumsum;
-      p.axis = Axis::all;
-      p.rows = 1;
-      p.cols = n;
-      p.x = &x;
+      const ReductionProblem p = whole_array(x, n);
       const std::vector<double> exact = cumsum_rounded_lines(p, default_out_dtype(in));
       for (Accumulator acc : kKernelAccumulators)
         for (Shape shape : kKernelShapes) {
@@ -180,12 +186,7 @@ TEST(ScanGpu, WideExactScanMatchesOnHardValues) {
     for (bool specials : {false, true})
       for (std::int64_t n : {std::int64_t(4097), (std::int64_t(1) << 16) + 5}) {
         const TypedArray x = test::hard_wide_values(in, n, std::uint64_t(n) + specials, specials);
-        ReductionProblem p;
-        p.op = Op::cumsum;
-        p.axis = Axis::all;
-        p.rows = 1;
-        p.cols = n;
-        p.x = &x;
+        const ReductionProblem p = whole_array(x, n);
         const std::vector<double> exact = cumsum_rounded_lines(p, in);
         for (Shape shape : kKernelShapes) {
           const KernelSpec spec{Op::cumsum, in, in, Accumulator::exact, shape};
