@@ -26,27 +26,9 @@ import torch
 
 import ulpscope
 import ulpscope.exact as exact
+from torch_timing import gpu_ms
 
 FORMATS = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
-
-
-def gpu_ms(fn, repeats, batch=10):
-    """Milliseconds per call of fn() on the current stream: the median over `repeats` batches of
-    `batch` calls between two CUDA events, after warm-up. Within a batch the host enqueues the next
-    call while the GPU runs the last, so the host's cost per call is hidden where it is shorter than
-    the kernels (as in a training step)."""
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(repeats):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(batch):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / batch)
-    return statistics.median(times)
 
 
 def host_us_per_call(fn, calls=100):

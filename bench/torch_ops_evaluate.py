@@ -27,6 +27,7 @@ import torch.nn.functional as F
 
 import ulpscope
 import ulpscope.exact as exact
+from torch_timing import gpu_ms
 
 DEV = torch.device("cuda")
 
@@ -81,28 +82,14 @@ def cases(eps):
     return rows
 
 
-def gpu_ms(fn, repeats=20):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(repeats):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
-
-
 def timed_norm(op, eps, dtype, n):
     rows, cols = rows_cols(n)
     x = torch.randn(rows, cols, dtype=dtype, device=DEV)
     g = torch.rand(cols, dtype=dtype, device=DEV)
     b = torch.randn(cols, dtype=dtype, device=DEV)
     if op == "rmsnorm":
-        return gpu_ms(lambda: F.rms_norm(x, (cols,), g, eps))
-    return gpu_ms(lambda: F.layer_norm(x, (cols,), g, b, eps))
+        return gpu_ms(lambda: F.rms_norm(x, (cols,), g, eps), 20, batch=1)
+    return gpu_ms(lambda: F.layer_norm(x, (cols,), g, b, eps), 20, batch=1)
 
 
 def summarize(ev):
@@ -155,9 +142,9 @@ def main():
                 row["torch_ms"] = timed_norm(op, args.eps, tdtype, tn)
             elif time_fn is not None:
                 x = torch.randn(tn, dtype=tdtype, device=DEV)
-                row["torch_ms"] = gpu_ms(lambda: time_fn(x))
+                row["torch_ms"] = gpu_ms(lambda: time_fn(x), 20, batch=1)
                 if exact_fn is not None and exact.has_cuda():
-                    row["exact_ms"] = gpu_ms(lambda: exact_fn(x))
+                    row["exact_ms"] = gpu_ms(lambda: exact_fn(x), 20, batch=1)
                 del x
             out.append(row)
             print(json.dumps(row), flush=True)
