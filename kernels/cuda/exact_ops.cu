@@ -2,14 +2,13 @@
 // accumulator on the caller's arrays, whose finishing pass stores each output
 // in the output format (tree_dispatch.hpp, TypedOutput): two launches for a
 // whole array (block partials, second pass), one for rows.
-#include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_shape.hpp"
+#include "kernels/cuda/per_device.hpp"
 #include "kernels/exact.hpp"
 #include "kernels/launch_policy.hpp"
 #include "kernels/model.hpp"
@@ -40,16 +39,7 @@ void check(cudaError_t e, const char* what) {
 // synchronisation (release threshold 0, CUDA Runtime API, "Stream Ordered
 // Memory Allocator"), so that the next call maps it again; this pool keeps
 // it, without changing the default pool that the caller's code may use.
-cudaMemPool_t scratch_pool(int device) {
-  static std::mutex mutex;
-  static std::atomic<cudaMemPool_t> pools[64] = {};
-  if (device >= 0 && device < 64) {
-    if (const cudaMemPool_t p = pools[device].load(std::memory_order_acquire)) return p;
-  }
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (device >= 0 && device < 64) {
-    if (const cudaMemPool_t p = pools[device].load(std::memory_order_relaxed)) return p;
-  }
+cudaMemPool_t make_scratch_pool(int device) {
   cudaMemPoolProps props{};
   props.allocType = cudaMemAllocationTypePinned;
   props.location.type = cudaMemLocationTypeDevice;
@@ -59,8 +49,12 @@ cudaMemPool_t scratch_pool(int device) {
   std::uint64_t keep = UINT64_MAX;
   check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
         "exact::reduce (the scratch memory pool's release threshold)");
-  if (device >= 0 && device < 64) pools[device].store(pool, std::memory_order_release);
   return pool;
+}
+
+cudaMemPool_t scratch_pool(int device) {
+  static PerDevice<cudaMemPool_t> pools;
+  return pools.get(device, make_scratch_pool);
 }
 
 }  // namespace

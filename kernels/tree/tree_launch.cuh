@@ -3,7 +3,6 @@
 // reducer from the shared table, lay out the workspace, enqueue the kernels.
 // Included by one .cu file per input format (tree_<format>.cu).
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -11,6 +10,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_problem.hpp"
 #include "kernels/cuda/device_shape.hpp"
+#include "kernels/cuda/per_device.hpp"
 #include "kernels/model.hpp"
 #include "kernels/reducer_table.hpp"
 #include "kernels/tree/tree_agent.cuh"
@@ -58,18 +58,17 @@ inline unsigned grid_for(std::int64_t work, int per_block) {
 
 // Programmatic dependent launch needs compute capability 9.0 (CUDA C++
 // Programming Guide, "Programmatic Dependent Launch and Synchronization").
-// Asked once per device (the first 64; others each time), so that a launch
-// makes no attribute query.
+// Asked once per device (per_device.hpp), so that a launch makes no
+// attribute query.
 inline bool has_programmatic_launch() {
-  static std::atomic<std::uint8_t> known[64] = {};  // 0: not asked yet, 1: no, 2: yes
-  int device = 0, major = 0;
+  static PerDevice<bool> has;
+  int device = 0;
   cuda_check(cudaGetDevice(&device), "cudaGetDevice");
-  if (device >= 0 && device < 64) {
-    if (const std::uint8_t k = known[device].load(std::memory_order_relaxed)) return k == 2;
-  }
-  cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
-  if (device >= 0 && device < 64) known[device].store(major >= 9 ? 2 : 1, std::memory_order_relaxed);
-  return major >= 9;
+  return has.get(device, [](int d) {
+    int major = 0;
+    cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d), "cudaDeviceGetAttribute");
+    return major >= 9;
+  });
 }
 
 // The second pass as a programmatic dependent launch where the GPU has it: it
@@ -112,16 +111,15 @@ void launch_block_partials(const Launch& L, const Elem* x, const Elem* y, const 
   static_assert(first_pass_shared_bytes<F, Y, Elem>(kMaxThreads) <= 227 * 1024, "a block's shared memory (sm_90)");
   const std::size_t smem = first_pass_shared_bytes<F, Y, Elem>(L.config.threads);
   if constexpr (first_pass_shared_bytes<F, Y, Elem>(kMaxThreads) > 48 * 1024) {
-    static std::atomic<std::uint64_t> opted_in{0};  // a bit per device (the first 64)
+    static PerDevice<bool> opted_in;
     int device = 0;
     cuda_check(cudaGetDevice(&device), "cudaGetDevice");
-    const std::uint64_t bit = device < 64 ? std::uint64_t(1) << device : 0;
-    if (!(opted_in.load() & bit)) {
+    opted_in.get(device, [&](int) {
       cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(first_pass_shared_bytes<F, Y, Elem>(kMaxThreads))),
                  "tree first pass: shared memory for the digits");
-      opted_in.fetch_or(bit);
-    }
+      return true;
+    });
   }
   kernel<<<L.config.blocks, L.config.threads, smem, L.stream>>>(x, y, L.problem.elements(), params, partials);
 }
