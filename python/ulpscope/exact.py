@@ -29,7 +29,7 @@ import sys
 import numpy as np
 
 from . import _device_arrays, _ulpscope
-from ._arrays import INPUT_DTYPES, OUTPUT_DTYPES, from_bits, is_torch_tensor
+from ._arrays import _BITS_DTYPE, INPUT_DTYPES, OUTPUT_DTYPES, from_bits, is_torch_tensor
 
 __all__ = ["sum", "mean", "dot", "sumsq", "norm2", "mean_var", "has_cuda"]
 
@@ -191,10 +191,8 @@ def _empty_like_framework(x, count, out, device, stream):
     except ImportError:
         raise RuntimeError("ulpscope.exact returns device results as torch tensors or CuPy arrays: neither "
                            "is installed") from None
-    bits_dtype = {"fp64": np.float64, "fp32": np.float32, "fp16": np.float16, "bf16": np.uint16,
-                  "fp8_e4m3": np.uint8, "fp8_e5m2": np.uint8}[out]
     with cupy.cuda.Device(device):
-        result = cupy.empty(count, dtype=bits_dtype)
+        result = cupy.empty(count, dtype=_BITS_DTYPE[out])
     return result, result.data.ptr
 
 
