@@ -21,6 +21,8 @@ template <class In, class Out>
 struct FixedPointSum {
   static_assert(In::bits <= 16 && In::exp_bits <= 5, "a prefix of these values must fit 128 bits");
   static constexpr int kLow = In::emin - In::man_bits;  // the least subnormal's exponent
+  using in_format = In;
+  using out_format = Out;
   using term_t = float;
   using value_t = double;
   struct State {
@@ -61,6 +63,31 @@ struct FixedPointSum {
     const unsigned __int128 mag =
         negative ? static_cast<unsigned __int128>(-p.v) : static_cast<unsigned __int128>(p.v);
     return fixed_point::rounded_to_out<Out>(mag, bit_length(mag), kLow, negative);
+  }
+
+  // For exact_double_run.hpp. The state of an exact double a (a multiple of
+  // 2^kLow below 2^(kLow + 63)): its units, and a zero's sign as the flags
+  // (-0 only when every term was -0).
+  ULPSCOPE_HD static State from_exact_double(double a) {
+    const auto units = static_cast<std::int64_t>(a * detail::exact_pow2(-kLow));
+    return {units, detail::double_bits(a) == 0x8000000000000000ull ? 0u : std::uint32_t(fixed_point::kNotMinusZero)};
+  }
+  // The seed as a double, the run's items below 2^s.top: the prefix itself
+  // (q = kLow, no cut) where it and every sum with the items stay below
+  // 2^(kLow + 53); false otherwise, or after a special.
+  template <class Span>
+  ULPSCOPE_HD static bool seed_in_double(const State& p, const Span& s, double& d, int& q, bool& sticky) {
+    if (p.flags & (fixed_point::kNaN | fixed_point::kPlusInf | fixed_point::kMinusInf)) return false;
+    const std::int64_t low = static_cast<std::int64_t>(p.v);
+    if (static_cast<__int128>(low) != p.v) return false;
+    const std::uint64_t mag = low < 0 ? 0 - static_cast<std::uint64_t>(low) : static_cast<std::uint64_t>(low);
+    const int top_seed = kLow + fixed_point::bit_length64(mag);
+    const int top = (top_seed > s.top ? top_seed : s.top) + 1;  // |S + P_j| < 2^top
+    if (top > kLow + 53 || s.lsb < kLow) return false;
+    q = kLow;
+    sticky = false;
+    d = mag == 0 ? fixed_point::zero_total(p.flags) : double(low) * detail::exact_pow2(kLow);
+    return true;
   }
 
  private:

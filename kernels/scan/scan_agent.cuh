@@ -20,6 +20,7 @@
 
 #include "formats/binary_format.hpp"
 #include "kernels/out_format.hpp"
+#include "kernels/scan/exact_double_run.hpp"
 #include "kernels/scan/fixed_point_sum.hpp"
 #include "kernels/scan/scan_model.hpp"
 #include "kernels/scan/scan_order.hpp"
@@ -179,9 +180,14 @@ __device__ __forceinline__ ThreadItems<K> load_items(const Elem* x, const TileOr
   return it;
 }
 
-// Step 1: the thread's aggregate, its elements folded in index order.
+// Step 1: the thread's aggregate, its elements folded in index order (the
+// exact scan in double where exact_double_run.hpp allows).
 template <class R, int K>
 __device__ __forceinline__ typename R::Partial fold_items(const ThreadItems<K>& it) {
+  if constexpr (IsExactScan<R>::value) {
+    typename R::Partial p;
+    if (double_run::fold<R>(it.x, it.items, p)) return p;
+  }
   auto st = R::start();
 #pragma unroll
   for (int j = 0; j < K; ++j)
@@ -318,9 +324,19 @@ __device__ __forceinline__ auto output_bits(typename R::value_t v) {
   }
 }
 
+// Whether the storage Out holds R's output format (the exact scan's outputs
+// rounded straight from a double, exact_double_run.hpp).
+template <class R, class Out, class = void>
+struct StoresOutFormat : std::bool_constant<std::is_same_v<Out, float> &&
+                                            std::is_same_v<typename R::out_format, Fp32Format>> {};
+template <class R, class Out>
+struct StoresOutFormat<R, Out, std::void_t<typename Out::format>>
+    : std::is_same<typename Out::format, typename R::out_format> {};
+
 // Step 3: from the seed (or empty), each element added again and its running
 // value written, rounded to the output format; 16-byte stores where the
-// thread's K outputs all exist and start on a 16-byte boundary.
+// thread's K outputs all exist and start on a 16-byte boundary. The exact
+// scan runs in double where exact_double_run.hpp allows.
 template <class R, class Out, int K>
 __device__ __forceinline__ void write_items(Out* out, const ThreadItems<K>& it, const typename R::Partial& seed,
                                             bool has_seed, OutRounding r, TileStaging* staging = nullptr) {
@@ -336,10 +352,16 @@ __device__ __forceinline__ void write_items(Out* out, const ThreadItems<K>& it, 
     using Bits = decltype(output_bits<R, Out>(typename R::value_t{}));
     static_assert(sizeof(Bits) == sizeof(Out));
     Bits bits[K];
+    bool done = false;
+    if constexpr (IsExactScan<R>::value) {
+      if constexpr (StoresOutFormat<R, Out>::value) done = double_run::run<R>(it.x, it.items, seed, has_seed, bits);
+    }
+    if (!done) {
 #pragma unroll
-    for (int j = 0; j < K; ++j) {
-      if (j < it.items) R::add(run, R::term(it.x[j]));
-      bits[j] = output_bits<R, Out>(R::total(R::partial(run)));
+      for (int j = 0; j < K; ++j) {
+        if (j < it.items) R::add(run, R::term(it.x[j]));
+        bits[j] = output_bits<R, Out>(R::total(R::partial(run)));
+      }
     }
     Out* p = out + it.first;
     constexpr int width = 16 / int(sizeof(Out));

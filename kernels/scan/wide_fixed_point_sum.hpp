@@ -71,6 +71,8 @@ struct WideFixedPointSum {
   static constexpr int kIntegerBits = In::emax + 1 + kHeadroomBits - kLow + 1;
   static constexpr int kWords = (kIntegerBits + 31) / 32;
   static_assert(kWords == 10, "the device's add chain is written for ten words");
+  using in_format = In;
+  using out_format = Out;
   using term_t = float;
   using value_t = double;
   struct State {
@@ -110,6 +112,79 @@ struct WideFixedPointSum {
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
     wide_detail::add_words(a.w, b.w);
     a.flags |= b.flags;
+  }
+
+  // For exact_double_run.hpp. The state of an exact double a, a multiple of
+  // 2^kLow: +-M 2^E (M < 2^53) placed at bit E - kLow, which spans three
+  // words from word (E - kLow) / 32, then negated where a < 0; a zero's sign
+  // as the flags (-0 only when every term was -0).
+  ULPSCOPE_HD static State from_exact_double(double a) {
+    const std::uint64_t bits = detail::double_bits(a);
+    const int field = int((bits >> 52) & 0x7FFu);
+    std::uint64_t m = (bits & 0x000FFFFFFFFFFFFFull) | (field != 0 ? 0x0010000000000000ull : 0u);
+    int pos = (field != 0 ? field : 1) - 1075 - kLow;  // bit 0 of m, in units of 2^kLow
+    if (pos < 0) {  // only zeros are shifted out: a is a multiple of 2^kLow
+      m >>= -pos;
+      pos = 0;
+    }
+    const int word = pos >> 5, shift = pos & 31;
+    const std::uint64_t low = m << shift;
+    const std::uint32_t top = shift != 0 ? static_cast<std::uint32_t>(m >> (64 - shift)) : 0u;
+    State s{};
+    ULPSCOPE_UNROLL
+    for (int i = 0; i < kWords; ++i)
+      s.w[i] = i == word ? static_cast<std::uint32_t>(low)
+               : i == word + 1 ? static_cast<std::uint32_t>(low >> 32)
+               : i == word + 2 ? top
+                               : 0u;
+    if (bits >> 63) {  // -v = ~v + 1
+      std::uint32_t one[kWords];
+      ULPSCOPE_UNROLL
+      for (int i = 0; i < kWords; ++i) {
+        s.w[i] = ~s.w[i];
+        one[i] = i == 0 ? 1u : 0u;
+      }
+      wide_detail::add_words(s.w, one);
+    }
+    s.flags = bits == 0x8000000000000000ull ? 0u : std::uint32_t(fixed_point::kNotMinusZero);
+    return s;
+  }
+
+  // The seed S cut for a run whose items are multiples of 2^s.lsb and whose
+  // partial sums are below 2^s.top (exact_double_run.hpp): with
+  // |S + P_j| < 2^top, the cut q = max(kLow, top - 51) keeps |D + P_j| below
+  // 2^(q + 52); S = H + L, H = floor(S / 2^q) 2^q (an arithmetic shift of the
+  // words by q - kLow places), L its remainder; d = H + 2^(q - 1) where
+  // L != 0 (sticky). False after a special, or where an item has bits below
+  // the cut.
+  template <class Span>
+  ULPSCOPE_HD static bool seed_in_double(const State& p, const Span& s, double& d, int& q, bool& sticky) {
+    if (p.flags & (fixed_point::kNaN | fixed_point::kPlusInf | fixed_point::kMinusInf)) return false;
+    const std::uint32_t ext = (p.w[kWords - 1] >> 31) != 0 ? 0xFFFFFFFFu : 0u;
+    int width = 0;  // S's bits above its sign extension: |S| < 2^(width + 1) units
+    ULPSCOPE_UNROLL
+    for (int i = 0; i < kWords; ++i)
+      if (p.w[i] != ext) width = 32 * i + fixed_point::bit_length64(p.w[i] ^ ext);
+    const int top_seed = kLow + width + 1;
+    const int top = (top_seed > s.top ? top_seed : s.top) + 1;
+    q = top - 51 > kLow ? top - 51 : kLow;
+    if (q > s.lsb) return false;
+    const int cut = q - kLow, word = cut >> 5, shift = cut & 31;
+    std::uint32_t a0 = ext, a1 = ext, a2 = ext, below = 0;
+    ULPSCOPE_UNROLL
+    for (int i = 0; i < kWords; ++i) {
+      if (i == word) a0 = p.w[i];
+      if (i == word + 1) a1 = p.w[i];
+      if (i == word + 2) a2 = p.w[i];
+      if (i < word) below |= p.w[i];
+    }
+    const std::uint64_t low = (std::uint64_t(a1) << 32) | a0;
+    const std::uint64_t h = shift != 0 ? (low >> shift) | (std::uint64_t(a2) << (64 - shift)) : low;
+    sticky = (below | (a0 & ((1u << shift) - 1u))) != 0;
+    const auto units = static_cast<std::int64_t>(h);
+    if (units == 0 && !sticky) d = fixed_point::zero_total(p.flags);
+    else d = double(units) * detail::exact_pow2(q) + (sticky ? detail::exact_pow2(q - 1) : 0.0);
+    return true;
   }
 
   // The prefix correctly rounded to Out, as a double (exactly that value):

@@ -22,6 +22,7 @@
 
 #include "formats/binary_format.hpp"
 #include "formats/small_float.hpp"
+#include "kernels/scan/exact_double_run.hpp"
 #include "kernels/scan/fixed_point_sum.hpp"
 #include "kernels/scan/scan_order.hpp"
 #include "kernels/scan/wide_fixed_point_sum.hpp"
@@ -93,16 +94,34 @@ typename R::Partial merged(typename R::Partial a, const typename R::Partial& b) 
   return a;
 }
 
+// How often exact_double_run.hpp's shortcut ran, of how many threads.
+struct ShortcutCounts {
+  int folds = 0, runs = 0, threads = 0;
+};
+
 // Every prefix's total() as one warp of `threads` lanes computes them, each
 // lane owning `per` consecutive elements of each tile, tiles chained by a
-// carry (the warp shape's tile loop).
-template <class R>
-std::vector<double> thread_order_prefixes(const std::vector<float>& x, int threads, int per) {
+// carry (the warp shape's tile loop). With K > 0 (then per == K), each
+// thread first tries the kernels' double shortcut (exact_double_run.hpp) for
+// its aggregate and for its outputs, counted in `counts`, and takes the
+// integer path where it declines.
+template <class R, int K = 0>
+std::vector<double> thread_order_prefixes(const std::vector<float>& x, int threads, int per,
+                                          ShortcutCounts* counts = nullptr) {
   using P = typename R::Partial;
   std::vector<double> out(x.size());
   const std::size_t tile = std::size_t(threads) * per;
   P carry = R::identity();
   bool has_carry = false;
+  // The thread's K items as the kernels hold them (zeros past the end).
+  auto held = [&](std::size_t first, float (&r)[K > 0 ? K : 1]) {
+    int items = 0;
+    for (int j = 0; j < K; ++j) {
+      r[j] = first + j < x.size() ? x[first + j] : 0.0f;
+      items += first + j < x.size() ? 1 : 0;
+    }
+    return items;
+  };
   for (std::size_t t0 = 0; t0 < x.size(); t0 += tile) {
     std::vector<P> v(std::size_t(threads), R::identity()), exclusive(v);
     std::vector<P> totals(std::size_t(threads / 32), R::identity());
@@ -111,6 +130,14 @@ std::vector<double> thread_order_prefixes(const std::vector<float>& x, int threa
       for (std::size_t i = t0 + std::size_t(t) * per; i < std::min(x.size(), t0 + std::size_t(t + 1) * per); ++i) f(i);
     };
     for (int t = 0; t < threads; ++t) {
+      if constexpr (K > 0) {
+        float r[K];
+        const std::size_t first = t0 + std::size_t(t) * K;
+        if (first < x.size() && scan::double_run::fold<R>(r, held(first, r), v[std::size_t(t)])) {
+          ++counts->folds;
+          continue;
+        }
+      }
       auto st = R::start();
       items(t, [&](std::size_t i) { R::add(st, R::term(x[i])); });
       v[std::size_t(t)] = R::partial(st);
@@ -125,6 +152,23 @@ std::vector<double> thread_order_prefixes(const std::vector<float>& x, int threa
         seed = has_carry ? merged<R>(carry, exclusive[std::size_t(t)]) : exclusive[std::size_t(t)];
         has_seed = true;
       }
+      if constexpr (K > 0) {
+        const std::size_t first = t0 + std::size_t(t) * K;
+        if (first >= x.size()) continue;
+        ++counts->threads;
+        float r[K];
+        using Bits = std::conditional_t<std::is_same_v<typename R::out_format, Fp32Format>, float, std::uint16_t>;
+        Bits bits[K];
+        const int n = held(first, r);
+        if (scan::double_run::run<R>(r, n, seed, has_seed, bits)) {
+          ++counts->runs;
+          for (int j = 0; j < n; ++j) {
+            if constexpr (std::is_same_v<Bits, float>) out[first + j] = bits[j];
+            else out[first + j] = decode<typename R::out_format>(bits[j]);
+          }
+          continue;
+        }
+      }
       auto st = has_seed ? seed : R::start();
       items(t, [&](std::size_t i) {
         R::add(st, R::term(x[i]));
@@ -138,7 +182,8 @@ std::vector<double> thread_order_prefixes(const std::vector<float>& x, int threa
 }
 
 template <class C>
-void expect_reference_bits(const std::vector<typename C::Storage>& values, const std::string& what) {
+void expect_reference_bits(const std::vector<typename C::Storage>& values, const std::string& what,
+                           ShortcutCounts* counts = nullptr) {
   using R = typename C::Acc;
   std::vector<float> x;
   for (const auto& v : values) x.push_back(static_cast<float>(as_double(v)));
@@ -161,6 +206,17 @@ void expect_reference_bits(const std::vector<typename C::Storage>& values, const
       ASSERT_TRUE(same_bits(got[i], want[i])) << what << " threads=" << threads << " per=" << per << ", prefix " << i
                                               << ": " << got[i] << " vs " << want[i];
   }
+  // The kernels' double shortcut where it runs, at their K of 16 and 32.
+  ShortcutCounts c16, c32;
+  const std::vector<double> got16 = thread_order_prefixes<R, 16>(x, 32, 16, &c16);
+  const std::vector<double> got32 = thread_order_prefixes<R, 32>(x, 64, 32, &c32);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ASSERT_TRUE(same_bits(got16[i], want[i])) << what << " shortcut K=16, prefix " << i << ": " << got16[i]
+                                              << " vs " << want[i];
+    ASSERT_TRUE(same_bits(got32[i], want[i])) << what << " shortcut K=32, prefix " << i << ": " << got32[i]
+                                              << " vs " << want[i];
+  }
+  if (counts != nullptr) *counts = c16;
 }
 
 template <class C>
@@ -283,6 +339,65 @@ TYPED_TEST(FixedPointScan, RandomPrefixesAreTheReferences) {
       }
       expect_reference_bits<TypeParam>(x, "n=" + std::to_string(n) + (specials ? " with specials" : ""));
     }
+}
+
+// exact_double_run.hpp's cut of a seed with bits far below the thread's
+// items (at K = 16, thread 0 holds elements 0 .. 15, thread 1 the next 16,
+// thread 2 the last 16): the remainder L only breaks ties (a prefix just
+// above or below a midpoint of Out, where a tie would go the other way) and
+// the shortcut runs; where the items cancel the seed down to L's size, the
+// outputs are too small for the cut and the thread takes the integer path.
+// Both ways the bits are the reference's.
+TYPED_TEST(WideFixedPointScan, ShortcutCutsTheSeedBelowItsItems) {
+  using T = typename TypeParam::Storage;
+  using L = Landmarks<T>;
+  const double tiny = std::ldexp(1.0, -100), u = L::ulp_of_one();
+  auto at = [](std::initializer_list<std::pair<int, double>> placed) {
+    std::vector<T> r(48, of_double<T>(0.0));
+    for (const auto& [i, v] : placed) r[std::size_t(i)] = of_double<T>(v);
+    return r;
+  };
+  struct Named {
+    std::string name;
+    std::vector<T> x;
+    int shortcuts;  // threads expected to run in double, of 3
+  };
+  const std::vector<Named> cases = {
+      {"just above a tie", at({{0, tiny}, {16, 1.0}, {17, 1.0 + u}}), 3},
+      {"just below a tie", at({{0, -tiny}, {16, 1.0}, {17, 1.0 + 3 * u}}), 3},
+      {"a negative seed", at({{0, -tiny}, {16, -1.0}, {32, 2.0}, {33, 1.0 + 3 * u}}), 3},
+      {"cancelled down to the remainder", at({{0, tiny}, {16, 1048576.0}, {32, -1048576.0}}), 2},
+  };
+  for (const auto& c : cases) {
+    ShortcutCounts counts;
+    expect_reference_bits<TypeParam>(c.x, c.name, &counts);
+    EXPECT_EQ(counts.threads, 3) << c.name;
+    EXPECT_EQ(counts.runs, c.shortcuts) << c.name;
+  }
+}
+
+// On ordinary data (normal and uniform values, rows of a few thousand) the
+// shortcut runs for nearly every thread, so the kernels' speed is its speed;
+// on random bit patterns with specials it must decline for some.
+TYPED_TEST(FixedPointScan, ShortcutRunsOnOrdinaryData) {
+  using T = typename TypeParam::Storage;
+  using F = FormatOf<T>;
+  std::mt19937_64 g(11);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (int kind = 0; kind < 2; ++kind) {
+    std::vector<T> x;
+    for (int i = 0; i < 8192; ++i) x.push_back(of_double<T>(kind == 0 ? normal(g) : uniform(g)));
+    ShortcutCounts counts;
+    expect_reference_bits<TypeParam>(x, kind == 0 ? "normal" : "uniform", &counts);
+    EXPECT_GE(counts.runs, counts.threads * 9 / 10) << (kind == 0 ? "normal" : "uniform");
+    EXPECT_GE(counts.folds, counts.threads * 9 / 10) << (kind == 0 ? "normal" : "uniform");
+  }
+  std::vector<T> wild;
+  for (int i = 0; i < 4096; ++i) wild.push_back(of_bits<T>(std::uint32_t(g()) & ((F::bits == 32 ? 0u : 1u << F::bits) - 1u)));
+  ShortcutCounts counts;
+  expect_reference_bits<TypeParam>(wild, "random patterns", &counts);
+  EXPECT_LT(counts.runs, counts.threads);
 }
 
 // Partials of the same terms merged in any grouping: the same integer and
