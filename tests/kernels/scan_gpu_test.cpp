@@ -18,6 +18,7 @@
 #include "kernels/cuda/device_shape.hpp"
 #include "kernels/scan/scan_dispatch.hpp"
 #include "kernels/scan/scan_model.hpp"
+#include "kernels/scan/scan_order.hpp"
 #include "reference/exact_prefix.hpp"
 #include "scan_test_values.hpp"
 
@@ -50,13 +51,8 @@ bool have_gpu() {
 
 #define CHECK_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
 
-// n values of normal(1, 3) in format d (a positive drift, so that running
-// values grow and round).
-TypedArray values_of(Dtype d, std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::normal_distribution<double> dist(1.0, 3.0);
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (auto& e : v) e = dist(g);
+// v rounded to format d.
+TypedArray typed(Dtype d, const std::vector<double>& v) {
   switch (d) {
     case Dtype::fp32: {
       std::vector<float> f(v.begin(), v.end());
@@ -67,6 +63,16 @@ TypedArray values_of(Dtype d, std::int64_t n, std::uint64_t seed) {
     case Dtype::fp8_e4m3: { std::vector<Fp8E4M3> f; for (double e : v) f.push_back(Fp8E4M3(e)); return TypedArray(f); }
     default: { std::vector<Fp8E5M2> f; for (double e : v) f.push_back(Fp8E5M2(e)); return TypedArray(f); }
   }
+}
+
+// n values of normal(1, 3) in format d (a positive drift, so that running
+// values grow and round).
+TypedArray values_of(Dtype d, std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> dist(1.0, 3.0);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (auto& e : v) e = dist(g);
+  return typed(d, v);
 }
 
 const void* bytes_of(const TypedArray& a) {
@@ -194,6 +200,41 @@ TEST(ScanGpu, WideExactScanMatchesOnHardValues) {
             expect_model_bits(spec, p, cfg, &exact);
         }
       }
+}
+
+// The exact scan's double shortcut (kernels/scan/exact_double_run.hpp) cuts
+// a thread's seed below its items and keeps what is cut as a sticky bit:
+// here every third thread of K adds +-2^-100 to the seed (it stays in the
+// prefix, or cancels), the next one lands its prefix on a midpoint of the
+// output (2 + u, u the ulp of 1) so that only the far bits break the tie,
+// and the one after takes the prefix back. On every shape and launch, the
+// bits of the model and of the reference.
+TEST(ScanGpu, ExactScanBreaksTiesByBitsFarBelow) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  for (Dtype in : {Dtype::bf16, Dtype::fp32, Dtype::fp16}) {
+    const int k = scan::ScanPolicy::items_per_thread(int(element_bytes(in)), true);
+    const double u = std::ldexp(1.0, 1 - format_info(in).precision);
+    const double tiny = in == Dtype::fp16 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -100);
+    std::vector<double> v;
+    for (int block = 0; block < 700; ++block) {
+      std::vector<double> three(std::size_t(3 * k), 0.0);
+      three[0] = block % 3 == 2 ? -tiny : tiny;
+      three[std::size_t(k)] = 1.0;
+      three[std::size_t(k) + 1] = block % 2 ? 1.0 + u : 1.0 + 3 * u;
+      three[std::size_t(2 * k)] = -1.0;
+      three[std::size_t(2 * k) + 1] = -three[std::size_t(k) + 1];
+      v.insert(v.end(), three.begin(), three.end());
+    }
+    const TypedArray x = typed(in, v);
+    const std::int64_t n = std::int64_t(v.size());
+    const ReductionProblem p = whole_array(x, n);
+    const std::vector<double> exact = cumsum_rounded_lines(p, in);
+    for (Shape shape : kKernelShapes) {
+      const KernelSpec spec{Op::cumsum, in, in, Accumulator::exact, shape};
+      for (const LaunchConfig& cfg : scan::launch_configs(spec, n, current_device_shape().sm_count))
+        expect_model_bits(spec, p, cfg, &exact);
+    }
+  }
 }
 
 TEST(ScanGpu, RowsMatchTheirModels) {
