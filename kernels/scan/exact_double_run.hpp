@@ -163,14 +163,15 @@ ULPSCOPE_HD bool run(const float (&x)[K], int items, const typename R::Partial& 
   bool sticky = false;
   if (has_seed && !R::seed_in_double(seed, s, d, q, sticky)) return false;
   if (!has_seed && !exact_in_double(s.lsb, s.top)) return false;
-  // Where L != 0: every output at least 2^(q + p + 1) in magnitude.
+  // Where L != 0: every output at least 2^(q + p + 1) in magnitude (never
+  // for an accumulator that does not cut its seed).
   const double least = sticky ? detail::exact_pow2(q + T::OutFmt::man_bits + 2) : 0.0;
   bool clear = true;
   ULPSCOPE_UNROLL
   for (int j = 0; j < K; ++j) {
     if (j < items) d = plus<(T::In::man_bits <= 20)>(d, x[j]);
     bits[j] = rounded_bits<typename T::OutFmt, Bits>(d);
-    clear = clear && !(d < least && d > -least);
+    if constexpr (R::kCutsSeed) clear = clear && !(d < least && d > -least);
   }
   return clear && d - d == 0.0;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // What the exact scan's fixed-point accumulators share (host and device):
 // the special values' flags and the one rounding of the integer prefix into
-// the output format. FixedPointSum (128 bits: fp16 and fp8 inputs) and
+// the output format. FixedPointSum (96 bits: fp16 and fp8 inputs) and
 // WideFixedPointSum (320 bits: bf16 and fp32 inputs) differ only in how
 // they hold the integer.
 // Special values as the reference (reference/exact_prefix.hpp): NaN, or +Inf

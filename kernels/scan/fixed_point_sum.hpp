@@ -1,9 +1,12 @@
 #pragma once
 // exact, for the scans of fp16 and fp8 inputs (host and device): every value
 // of such a format is an integer multiple of its least subnormal 2^Low, and
-// below 2^16 in magnitude, so a prefix of up to 2^60 values is an integer
-// that a 128-bit integer holds with no rounding at all (fp16: 40 bits a
-// value; fp8_e5m2: 32; fp8_e4m3: 18). Adding is exact and associative, so
+// below 2^16 in magnitude, so a prefix of up to 2^55 values is an integer
+// that 96 bits hold with no rounding at all (fp16: 40 bits a value;
+// fp8_e5m2: 32; fp8_e4m3: 18). The state is those 96 bits and the flags,
+// four 32-bit words with no padding, since the kernels move partials across
+// lanes a word at a time; the arithmetic is done in 128 bits and stored
+// back. Adding is exact and associative, so
 // every shape's order gives the same integer, and total() rounds it once,
 // straight into the output format (no double rounding through fp64): each
 // prefix is correctly rounded, the reference's bits (reference/exact_prefix.hpp).
@@ -19,49 +22,58 @@ namespace ulpscope::scan {
 
 template <class In, class Out>
 struct FixedPointSum {
-  static_assert(In::bits <= 16 && In::exp_bits <= 5, "a prefix of these values must fit 128 bits");
+  static_assert(In::bits <= 16 && In::exp_bits <= 5, "a prefix of these values must fit 96 bits");
   static constexpr int kLow = In::emin - In::man_bits;  // the least subnormal's exponent
   using in_format = In;
   using out_format = Out;
   using term_t = float;
   using value_t = double;
   struct State {
-    __int128 v;
+    std::uint64_t lo;     // the integer's low 64 bits
+    std::int32_t hi;      // its bits 64 .. 95, with the sign
     std::uint32_t flags;  // fixed_point::kNaN ...
   };
   using Partial = State;
+  static_assert(sizeof(State) == 16, "four words, no padding");
   // total() is already a value of Out: storing it in Out rounds nothing.
   static constexpr bool kTotalRoundedToOut = true;
 
-  ULPSCOPE_HD static State start() { return {0, 0}; }
-  ULPSCOPE_HD static Partial identity() { return {0, 0}; }
+  ULPSCOPE_HD static State start() { return {0, 0, 0}; }
+  ULPSCOPE_HD static Partial identity() { return {0, 0, 0}; }
   ULPSCOPE_HD static term_t term(float x) { return x; }
+  ULPSCOPE_HD static __int128 integer(const State& s) {
+    return static_cast<__int128>(s.hi) * (static_cast<__int128>(1) << 64) + static_cast<__int128>(s.lo);
+  }
+  ULPSCOPE_HD static void set(State& s, __int128 v) {
+    s.lo = static_cast<std::uint64_t>(v);
+    s.hi = static_cast<std::int32_t>(static_cast<std::uint64_t>(v >> 64));
+  }
   ULPSCOPE_HD static void add(State& s, float x) {
     if (fixed_point::note_term(s.flags, x)) return;
-    s.v += units_of(x);
+    set(s, integer(s) + units_of(x));
   }
   ULPSCOPE_HD static Partial partial(const State& s) { return s; }
   ULPSCOPE_HD static void merge(Partial& a, const Partial& b) {
-    a.v += b.v;
+    set(a, integer(a) + integer(b));
     a.flags |= b.flags;
   }
   // The prefix correctly rounded to Out, as a double (exactly that value).
   ULPSCOPE_HD static value_t total(const Partial& p) {
     double special;
     if (fixed_point::special_total(p.flags, special)) return special;
-    if (p.v == 0) return fixed_point::zero_total(p.flags);
+    const __int128 v = integer(p);
+    if (v == 0) return fixed_point::zero_total(p.flags);
     // A prefix that fits 64 bits (every one that Out can hold without
     // overflowing, fp16: below 2^41 units) is rounded in 64-bit words: the
     // same rounding, a third of the instructions.
-    const std::int64_t low = static_cast<std::int64_t>(p.v);
-    if (static_cast<__int128>(low) == p.v) {
+    const std::int64_t low = static_cast<std::int64_t>(p.lo);
+    if (static_cast<__int128>(low) == v) {
       const bool negative = low < 0;
       const std::uint64_t mag = negative ? 0 - static_cast<std::uint64_t>(low) : static_cast<std::uint64_t>(low);
       return fixed_point::rounded_to_out<Out>(mag, fixed_point::bit_length64(mag), kLow, negative);
     }
-    const bool negative = p.v < 0;
-    const unsigned __int128 mag =
-        negative ? static_cast<unsigned __int128>(-p.v) : static_cast<unsigned __int128>(p.v);
+    const bool negative = v < 0;
+    const unsigned __int128 mag = negative ? static_cast<unsigned __int128>(-v) : static_cast<unsigned __int128>(v);
     return fixed_point::rounded_to_out<Out>(mag, bit_length(mag), kLow, negative);
   }
 
@@ -70,16 +82,18 @@ struct FixedPointSum {
   // (-0 only when every term was -0).
   ULPSCOPE_HD static State from_exact_double(double a) {
     const auto units = static_cast<std::int64_t>(a * detail::exact_pow2(-kLow));
-    return {units, detail::double_bits(a) == 0x8000000000000000ull ? 0u : std::uint32_t(fixed_point::kNotMinusZero)};
+    return {static_cast<std::uint64_t>(units), units < 0 ? -1 : 0,
+            detail::double_bits(a) == 0x8000000000000000ull ? 0u : std::uint32_t(fixed_point::kNotMinusZero)};
   }
+  static constexpr bool kCutsSeed = false;
   // The seed as a double, the run's items below 2^s.top: the prefix itself
   // (q = kLow, no cut) where it and every sum with the items stay below
   // 2^(kLow + 53); false otherwise, or after a special.
   template <class Span>
   ULPSCOPE_HD static bool seed_in_double(const State& p, const Span& s, double& d, int& q, bool& sticky) {
     if (p.flags & (fixed_point::kNaN | fixed_point::kPlusInf | fixed_point::kMinusInf)) return false;
-    const std::int64_t low = static_cast<std::int64_t>(p.v);
-    if (static_cast<__int128>(low) != p.v) return false;
+    const std::int64_t low = static_cast<std::int64_t>(p.lo);
+    if (p.hi != (low < 0 ? -1 : 0)) return false;
     const std::uint64_t mag = low < 0 ? 0 - static_cast<std::uint64_t>(low) : static_cast<std::uint64_t>(low);
     const int top_seed = kLow + fixed_point::bit_length64(mag);
     const int top = (top_seed > s.top ? top_seed : s.top) + 1;  // |S + P_j| < 2^top

@@ -34,7 +34,7 @@ std::optional<std::string> bad_config(const LaunchConfig& config);
 
 // exact into the input format's default output (fp8 into fp32, the others
 // into themselves): the scan runs the kernels' fixed-point integer in the
-// shape's order (fixed_point_sum.hpp: 128 bits for fp16 and fp8;
+// shape's order (fixed_point_sum.hpp: 96 bits for fp16 and fp8;
 // wide_fixed_point_sum.hpp: 320 bits for bf16 and fp32), whose every prefix
 // is the reference's. Other exact scans are the reference's one-pass
 // prefixes.

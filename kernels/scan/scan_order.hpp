@@ -23,7 +23,7 @@ namespace ulpscope::scan {
 // (the block scan, the look-back) are spread over as many bytes of input
 // and output; fp8 stays at 16 since its fp32 outputs would need twice the
 // staging (scan_agent.cuh, TileStaging), and the exact scan at 16 since its
-// running value (128 bits; 320 for bf16 and fp32) leaves no registers for
+// running value (96 bits; 320 for bf16 and fp32) leaves no registers for
 // 32 elements at two blocks of 512 threads an SM. The look-back window of a tile
 // holds kLookbackWindow slots, slot 0 the inclusive prefix of the tile
 // kLookbackWindow back and slots 1 .. W - 1 the aggregates of the tiles

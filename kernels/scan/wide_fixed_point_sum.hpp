@@ -157,6 +157,7 @@ struct WideFixedPointSum {
   // words by q - kLow places), L its remainder; d = H + 2^(q - 1) where
   // L != 0 (sticky). False after a special, or where an item has bits below
   // the cut.
+  static constexpr bool kCutsSeed = true;
   template <class Span>
   ULPSCOPE_HD static bool seed_in_double(const State& p, const Span& s, double& d, int& q, bool& sticky) {
     if (p.flags & (fixed_point::kNaN | fixed_point::kPlusInf | fixed_point::kMinusInf)) return false;

@@ -77,7 +77,7 @@ bool same_bits(double a, double b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-// The same integer and flags (FixedPointSum's State has padding bytes).
+// The same integer and flags.
 template <class P, class = void>
 struct HasWords : std::false_type {};
 template <class P>
@@ -85,7 +85,7 @@ struct HasWords<P, std::void_t<decltype(std::declval<P>().w)>> : std::true_type 
 template <class P>
 bool same_state(const P& a, const P& b) {
   if constexpr (HasWords<P>::value) return std::memcmp(a.w, b.w, sizeof a.w) == 0 && a.flags == b.flags;
-  else return a.v == b.v && a.flags == b.flags;
+  else return a.lo == b.lo && a.hi == b.hi && a.flags == b.flags;
 }
 
 template <class R>
