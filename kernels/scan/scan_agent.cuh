@@ -61,16 +61,17 @@ __device__ __forceinline__ P shfl_down_partial(const P& v, int d) {
   return shuffle_partial(v, [d](unsigned w) { return __shfl_down_sync(0xFFFFFFFFu, w, d); });
 }
 
-// K, the elements a thread owns, for an accumulator and input format
-// (ScanPolicy): the exact scan's is its FixedPointSum or WideFixedPointSum.
+// The exact scan's integers (FixedPointSum, WideFixedPointSum), whose
+// threads first try exact_double_run.hpp's shortcut.
 template <class R>
 struct IsExactScan : std::false_type {};
 template <class In, class Out>
 struct IsExactScan<FixedPointSum<In, Out>> : std::true_type {};
 template <class In, class Out>
 struct IsExactScan<WideFixedPointSum<In, Out>> : std::true_type {};
-template <class R, class Elem>
-inline constexpr int kItems = ScanPolicy::items_per_thread(int(sizeof(Elem)), IsExactScan<R>::value);
+// K, the elements a thread owns, for an input format (ScanPolicy).
+template <class Elem>
+inline constexpr int kItems = ScanPolicy::items_per_thread(int(sizeof(Elem)));
 
 // A thread's K elements of a tile, widened to float, in registers.
 template <int K>
@@ -408,7 +409,7 @@ __device__ __forceinline__ void scan_tile_chained(WarpScanShared<R>& wsh, BrentK
                                                   OutRounding r, typename R::Partial& carry, bool& has_carry,
                                                   TileStaging* staging = nullptr) {
   using P = typename R::Partial;
-  const auto it = load_items<kItems<R, Elem>>(x, o, tile, staging);
+  const auto it = load_items<kItems<Elem>>(x, o, tile, staging);
   const P v = fold_items<R>(it);
   const ThreadScan<P> s = bsh != nullptr ? brent_kung_block_scan_device<R>(*bsh, v, o.threads)
                                           : warp_block_scan_device<R>(wsh, v, o.threads);

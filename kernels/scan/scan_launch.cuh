@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(kMaxThreads) chained_scan_kernel(const Elem* x
   __shared__ WarpScanShared<R> wsh;
   __shared__ BrentKungShared<R> bsh;
   const std::int64_t line = blockIdx.x;
-  const TileOrder o{g.length, g.threads, kItems<R, Elem>};
+  const TileOrder o{g.length, g.threads, kItems<Elem>};
   P carry = R::identity();
   bool has_carry = false;
   BrentKungShared<R>* b = block_scan == Shape::block ? &bsh : nullptr;
@@ -127,12 +127,12 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   __shared__ WarpScanShared<R> sh;
   __shared__ TileStaging stage;
   const std::int64_t line = blockIdx.y;
-  const TileOrder o{g.length, g.threads, kItems<R, Elem>};
+  const TileOrder o{g.length, g.threads, kItems<Elem>};
   const std::int64_t per = tiles_per_block(o.tiles(), gridDim.x), begin = blockIdx.x * per;
   const std::int64_t end = o.tiles() < begin + per ? o.tiles() : begin + per;
   P sum = R::identity();
   for (std::int64_t k = begin; k < end; ++k) {
-    const auto it = load_items<kItems<R, Elem>>(x + line * g.length, o, k, &stage);
+    const auto it = load_items<kItems<Elem>>(x + line * g.length, o, k, &stage);
     const P a = warp_block_scan_device<R>(sh, fold_items<R>(it), o.threads).aggregate;
     sum = k == begin ? a : merged<R>(sum, a);
   }
@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   __shared__ WarpScanShared<R> sh;
   __shared__ TileStaging stage;
   const std::int64_t line = blockIdx.y;
-  const TileOrder o{g.length, g.threads, kItems<R, Elem>};
+  const TileOrder o{g.length, g.threads, kItems<Elem>};
   const std::int64_t per = tiles_per_block(o.tiles(), gridDim.x), begin = blockIdx.x * per;
   const std::int64_t end = o.tiles() < begin + per ? o.tiles() : begin + per;
   bool has_carry = blockIdx.x > 0 && begin < end;
@@ -198,13 +198,13 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   auto* stage = reinterpret_cast<TileStaging*>(scratch);
   P* window = reinterpret_cast<P*>(scratch);
   const std::int64_t line = blockIdx.y;
-  const TileOrder o{g.length, g.threads, kItems<R, Elem>};
+  const TileOrder o{g.length, g.threads, kItems<Elem>};
   const std::int64_t tiles = o.tiles();
   if (threadIdx.x == 0) tile_shared = std::int64_t(atomicAdd(s.counter + line, 1ull));
   __syncthreads();
   const std::int64_t k = tile_shared;
   const std::int64_t base = line * tiles, at = base + k;
-  const auto it = load_items<kItems<R, Elem>>(x + line * g.length, o, k, stage);
+  const auto it = load_items<kItems<Elem>>(x + line * g.length, o, k, stage);
   const ThreadScan<P> scan = warp_block_scan_device<R, false>(sh, fold_items<R>(it), o.threads);
   // The aggregate at once (no carry needed); tile 0's is its inclusive prefix too.
   if (threadIdx.x == o.threads - 1) {
@@ -270,7 +270,7 @@ inline std::size_t aligned(std::size_t b) { return (b + 255) / 256 * 256; }
 template <class R, class Elem>
 std::size_t workspace_bytes_for(Shape shape, std::int64_t lines, std::int64_t length, const LaunchConfig& cfg) {
   using P = typename R::Partial;
-  const TileOrder o{length, cfg.threads, kItems<R, Elem>};
+  const TileOrder o{length, cfg.threads, kItems<Elem>};
   if (shape == Shape::reduce_then_scan) return 2 * aligned(std::size_t(lines) * std::size_t(cfg.blocks) * sizeof(P));
   if (shape == Shape::lookback) {
     const std::size_t tiles = std::size_t(lines) * std::size_t(std::max<std::int64_t>(o.tiles(), 1));
@@ -285,7 +285,7 @@ void launch_scan_with(Shape shape, const Elem* x, Out* out, std::int64_t lines, 
   using P = typename R::Partial;
   if (lines <= 0 || length <= 0) return;
   const LineGeometry g{lines, length, cfg.threads, sat};
-  const TileOrder o{length, cfg.threads, kItems<R, Elem>};
+  const TileOrder o{length, cfg.threads, kItems<Elem>};
   if (ws.bytes < workspace_bytes_for<R, Elem>(shape, lines, length, cfg))
     throw std::invalid_argument("scan: the workspace is too small for this launch");
   // The grid shapes put the lines on gridDim.y (at most 65535).

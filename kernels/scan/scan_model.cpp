@@ -19,7 +19,7 @@ namespace {
 // K of the input format and accumulator (ScanPolicy), as the kernels take it
 // from their element type and reducer.
 int items_per_thread(const KernelSpec& spec) {
-  return ScanPolicy::items_per_thread(format_info(spec.in).bits / 8, spec.acc == Accumulator::exact);
+  return ScanPolicy::items_per_thread(format_info(spec.in).bits / 8);
 }
 
 std::string name(Shape s) { return std::string(to_string(s)); }

@@ -21,10 +21,9 @@ namespace ulpscope::scan {
 // elements t*K .. t*K + K - 1): 16 of fp32 and fp8 inputs (four and one
 // 16-byte loads), 32 of fp16 and bf16 (four), so that a tile's fixed costs
 // (the block scan, the look-back) are spread over as many bytes of input
-// and output; fp8 stays at 16 since its fp32 outputs would need twice the
-// staging (scan_agent.cuh, TileStaging), and the exact scan at 16 since its
-// running value (96 bits; 320 for bf16 and fp32) leaves no registers for
-// 32 elements at two blocks of 512 threads an SM. The look-back window of a tile
+// and output, the exact scan's wide partials most of all; fp8 stays at 16
+// since its fp32 outputs would need twice the staging (scan_agent.cuh,
+// TileStaging). The look-back window of a tile
 // holds kLookbackWindow slots, slot 0 the inclusive prefix of the tile
 // kLookbackWindow back and slots 1 .. W - 1 the aggregates of the tiles
 // between; lane j of one warp folds slots j, j + 32, j + 64, ... in that
@@ -34,9 +33,7 @@ namespace ulpscope::scan {
 // (thread t the slots t, t + T, ...) into shared memory and warp 0 folds it
 // there.
 struct ScanPolicy {
-  ULPSCOPE_HD static constexpr int items_per_thread(int element_bytes, bool exact) {
-    return element_bytes == 2 && !exact ? 32 : 16;
-  }
+  ULPSCOPE_HD static constexpr int items_per_thread(int element_bytes) { return element_bytes == 2 ? 32 : 16; }
   static constexpr int kMaxItemsPerThread = 32;
   static constexpr int kWindowSlotsPerLane = 16;
   static constexpr int kWarpSize = 32;

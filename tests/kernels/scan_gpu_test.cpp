@@ -212,7 +212,7 @@ TEST(ScanGpu, WideExactScanMatchesOnHardValues) {
 TEST(ScanGpu, ExactScanBreaksTiesByBitsFarBelow) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   for (Dtype in : {Dtype::bf16, Dtype::fp32, Dtype::fp16}) {
-    const int k = scan::ScanPolicy::items_per_thread(int(element_bytes(in)), true);
+    const int k = scan::ScanPolicy::items_per_thread(int(element_bytes(in)));
     const double u = std::ldexp(1.0, 1 - format_info(in).precision);
     const double tiny = in == Dtype::fp16 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -100);
     std::vector<double> v;
