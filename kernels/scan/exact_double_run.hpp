@@ -27,6 +27,7 @@
 // (directed-rounding arguments of this kind: Boldo and Melquiond, "Emulation
 // of FMA and correctly rounded sums: proved algorithms using rounding to
 // odd", IEEE TC 57(4), 2008).
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -171,7 +172,7 @@ ULPSCOPE_HD bool run(const float (&x)[K], int items, const typename R::Partial& 
   for (int j = 0; j < K; ++j) {
     if (j < items) d = plus<(T::In::man_bits <= 20)>(d, x[j]);
     bits[j] = rounded_bits<typename T::OutFmt, Bits>(d);
-    if constexpr (R::kCutsSeed) clear = clear && !(d < least && d > -least);
+    if constexpr (R::kCutsSeed) clear = clear && fabs(d) >= least;
   }
   return clear && d - d == 0.0;
 }
