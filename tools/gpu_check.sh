@@ -48,8 +48,11 @@ step configure "$log" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 grep -E "ulpscope: (CUDA|CCCL)" "$log"
 targets="gpu_backend_tests gpu_throughput"
 # The other GPU test programs, where the build has them.
+# The list is read whole first: grep -q stops at its first match, and
+# under pipefail the SIGPIPE of the ninja still writing would drop a target.
+all_targets=$(ninja -C "$build" -t targets all 2>/dev/null)
 for t in kernels_gpu_tests scan_gpu_tests gallery_gpu_tests byo_gpu_tests accuracy_gpu_tests; do
-  if ninja -C "$build" -t targets all 2>/dev/null | grep -q "^$t:"; then
+  if grep -q "^$t:" <<<"$all_targets"; then
     targets="$targets $t"
   fi
 done
