@@ -12,7 +12,7 @@
 #   SKIP_BENCH=1 SKIP_SANITIZERS=1 tools/gpu_check.sh
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 out=${OUT:-$root/gpu-check-out}
 mkdir -p "$out"
 build=${BUILD_DIR:-build-gpu}
