@@ -123,8 +123,8 @@ struct WideFixedPointSum {
     const int field = int((bits >> 52) & 0x7FFu);
     std::uint64_t m = (bits & 0x000FFFFFFFFFFFFFull) | (field != 0 ? 0x0010000000000000ull : 0u);
     int pos = (field != 0 ? field : 1) - 1075 - kLow;  // bit 0 of m, in units of 2^kLow
-    if (pos < 0) {  // only zeros are shifted out: a is a multiple of 2^kLow
-      m >>= -pos;
+    if (pos < 0) {  // only zeros are shifted out: a is a multiple of 2^kLow (or zero)
+      m = -pos < 64 ? m >> -pos : 0;
       pos = 0;
     }
     const int word = pos >> 5, shift = pos & 31;
