@@ -183,6 +183,18 @@ TEST(ScanGpu, EveryShapeAccumulatorAndLaunchMatchesItsModel) {
     }
 }
 
+// The exact cumsum of the whole of x (n values of format in) on every shape
+// and launch: the model's bits and the reference's.
+void expect_exact_scan_bits(Dtype in, const TypedArray& x, std::int64_t n) {
+  const ReductionProblem p = whole_array(x, n);
+  const std::vector<double> exact = cumsum_rounded_lines(p, in);
+  for (Shape shape : kKernelShapes) {
+    const KernelSpec spec{Op::cumsum, in, in, Accumulator::exact, shape};
+    for (const LaunchConfig& cfg : scan::launch_configs(spec, n, current_device_shape().sm_count))
+      expect_model_bits(spec, p, cfg, &exact);
+  }
+}
+
 // The 320-bit integer of the exact scan of bf16 and fp32 (its carries, its
 // sticky bit, its specials) on the device against its model and the
 // reference, on every shape and launch.
@@ -191,14 +203,7 @@ TEST(ScanGpu, WideExactScanMatchesOnHardValues) {
   for (Dtype in : {Dtype::bf16, Dtype::fp32})
     for (bool specials : {false, true})
       for (std::int64_t n : {std::int64_t(4097), (std::int64_t(1) << 16) + 5}) {
-        const TypedArray x = test::hard_wide_values(in, n, std::uint64_t(n) + specials, specials);
-        const ReductionProblem p = whole_array(x, n);
-        const std::vector<double> exact = cumsum_rounded_lines(p, in);
-        for (Shape shape : kKernelShapes) {
-          const KernelSpec spec{Op::cumsum, in, in, Accumulator::exact, shape};
-          for (const LaunchConfig& cfg : scan::launch_configs(spec, n, current_device_shape().sm_count))
-            expect_model_bits(spec, p, cfg, &exact);
-        }
+        expect_exact_scan_bits(in, test::hard_wide_values(in, n, std::uint64_t(n) + specials, specials), n);
       }
 }
 
@@ -225,15 +230,7 @@ TEST(ScanGpu, ExactScanBreaksTiesByBitsFarBelow) {
       three[std::size_t(2 * k) + 1] = -three[std::size_t(k) + 1];
       v.insert(v.end(), three.begin(), three.end());
     }
-    const TypedArray x = typed(in, v);
-    const std::int64_t n = std::int64_t(v.size());
-    const ReductionProblem p = whole_array(x, n);
-    const std::vector<double> exact = cumsum_rounded_lines(p, in);
-    for (Shape shape : kKernelShapes) {
-      const KernelSpec spec{Op::cumsum, in, in, Accumulator::exact, shape};
-      for (const LaunchConfig& cfg : scan::launch_configs(spec, n, current_device_shape().sm_count))
-        expect_model_bits(spec, p, cfg, &exact);
-    }
+    expect_exact_scan_bits(in, typed(in, v), std::int64_t(v.size()));
   }
 }
 
