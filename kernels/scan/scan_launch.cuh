@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 #include "kernels/cuda/device_problem.hpp"
 #include "kernels/scan/scan_agent.cuh"
@@ -26,40 +27,29 @@ namespace ulpscope::scan {
 // where its size allows (the slots of a partial array then sit on 16-byte
 // boundaries: the workspace is 256-byte aligned), else word by word.
 template <class P>
+using CoherentChunk = std::conditional_t<sizeof(P) % 16 == 0, uint4, unsigned>;
+
+template <class P>
 __device__ __forceinline__ P load_coherent(const P* p) {
   static_assert(sizeof(P) % 4 == 0, "partials are whole 32-bit words");
+  using C = CoherentChunk<P>;
+  C w[sizeof(P) / sizeof(C)];
+  const auto* s = reinterpret_cast<const C*>(p);
+#pragma unroll
+  for (int i = 0; i < int(sizeof(P) / sizeof(C)); ++i) w[i] = __ldcg(s + i);
   P r;
-  if constexpr (sizeof(P) % 16 == 0) {
-    uint4 w[sizeof(P) / 16];
-    const auto* s = reinterpret_cast<const uint4*>(p);
-#pragma unroll
-    for (int i = 0; i < int(sizeof(P) / 16); ++i) w[i] = __ldcg(s + i);
-    std::memcpy(&r, w, sizeof(P));
-  } else {
-    unsigned w[sizeof(P) / 4];
-    const auto* s = reinterpret_cast<const unsigned*>(p);
-#pragma unroll
-    for (int i = 0; i < int(sizeof(P) / 4); ++i) w[i] = __ldcg(s + i);
-    std::memcpy(&r, w, sizeof(P));
-  }
+  std::memcpy(&r, w, sizeof(P));
   return r;
 }
 
 template <class P>
 __device__ __forceinline__ void store_coherent(P* p, const P& v) {
-  if constexpr (sizeof(P) % 16 == 0) {
-    uint4 w[sizeof(P) / 16];
-    std::memcpy(w, &v, sizeof(P));
-    auto* d = reinterpret_cast<uint4*>(p);
+  using C = CoherentChunk<P>;
+  C w[sizeof(P) / sizeof(C)];
+  std::memcpy(w, &v, sizeof(P));
+  auto* d = reinterpret_cast<C*>(p);
 #pragma unroll
-    for (int i = 0; i < int(sizeof(P) / 16); ++i) __stcg(d + i, w[i]);
-  } else {
-    unsigned w[sizeof(P) / 4];
-    std::memcpy(w, &v, sizeof(P));
-    auto* d = reinterpret_cast<unsigned*>(p);
-#pragma unroll
-    for (int i = 0; i < int(sizeof(P) / 4); ++i) __stcg(d + i, w[i]);
-  }
+  for (int i = 0; i < int(sizeof(P) / sizeof(C)); ++i) __stcg(d + i, w[i]);
 }
 
 // A tile's flag, a relaxed load at GPU scope. The polls' relaxed loads and
