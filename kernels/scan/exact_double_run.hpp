@@ -50,7 +50,8 @@ struct Span {
 };
 inline constexpr int kNoBits = 1 << 20;
 
-// Whether a sum of values of `s`, below 2^top each, is exact in double.
+// Whether a value that is a multiple of 2^lsb and below 2^top in magnitude is
+// exact in double (53 significant bits at most).
 ULPSCOPE_HD constexpr bool exact_in_double(int lsb, int top) { return top <= lsb + 53; }
 
 // The span of the thread's items (floats holding values of In), by their

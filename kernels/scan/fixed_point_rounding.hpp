@@ -31,6 +31,16 @@ ULPSCOPE_HD inline bool note_term(std::uint32_t& flags, float x) {
   return false;
 }
 
+// Whether a NaN or an infinity was added.
+ULPSCOPE_HD inline bool has_special(std::uint32_t flags) { return (flags & (kNaN | kPlusInf | kMinusInf)) != 0; }
+
+// The flags of an exact sum a of finite terms (exact_double_run.hpp's runs in
+// double, whose -0 + x = x keeps a zero's sign as the integer's flags do):
+// a is -0 only when every term was -0.
+ULPSCOPE_HD inline std::uint32_t flags_of_exact(double a) {
+  return detail::double_bits(a) == 0x8000000000000000ull ? 0u : std::uint32_t(kNotMinusZero);
+}
+
 // The total where a NaN or an infinity was added (then true).
 ULPSCOPE_HD inline bool special_total(std::uint32_t flags, double& total) {
   if ((flags & kNaN) || ((flags & kPlusInf) && (flags & kMinusInf))) {

@@ -61,17 +61,16 @@ struct FixedPointSum {
   ULPSCOPE_HD static value_t total(const Partial& p) {
     double special;
     if (fixed_point::special_total(p.flags, special)) return special;
-    const __int128 v = integer(p);
-    if (v == 0) return fixed_point::zero_total(p.flags);
     // A prefix that fits 64 bits (every one that Out can hold without
     // overflowing, fp16: below 2^41 units) is rounded in 64-bit words: the
     // same rounding, a third of the instructions.
-    const std::int64_t low = static_cast<std::int64_t>(p.lo);
-    if (static_cast<__int128>(low) == v) {
-      const bool negative = low < 0;
-      const std::uint64_t mag = negative ? 0 - static_cast<std::uint64_t>(low) : static_cast<std::uint64_t>(low);
-      return fixed_point::rounded_to_out<Out>(mag, fixed_point::bit_length64(mag), kLow, negative);
+    if (fits_64(p)) {
+      const std::int64_t low = static_cast<std::int64_t>(p.lo);
+      if (low == 0) return fixed_point::zero_total(p.flags);
+      const std::uint64_t mag = magnitude(low);
+      return fixed_point::rounded_to_out<Out>(mag, fixed_point::bit_length64(mag), kLow, low < 0);
     }
+    const __int128 v = integer(p);
     const bool negative = v < 0;
     const unsigned __int128 mag = negative ? static_cast<unsigned __int128>(-v) : static_cast<unsigned __int128>(v);
     return fixed_point::rounded_to_out<Out>(mag, bit_length(mag), kLow, negative);
@@ -82,8 +81,7 @@ struct FixedPointSum {
   // (-0 only when every term was -0).
   ULPSCOPE_HD static State from_exact_double(double a) {
     const auto units = static_cast<std::int64_t>(a * detail::exact_pow2(-kLow));
-    return {static_cast<std::uint64_t>(units), units < 0 ? -1 : 0,
-            detail::double_bits(a) == 0x8000000000000000ull ? 0u : std::uint32_t(fixed_point::kNotMinusZero)};
+    return {static_cast<std::uint64_t>(units), units < 0 ? -1 : 0, fixed_point::flags_of_exact(a)};
   }
   static constexpr bool kCutsSeed = false;
   // The seed as a double, the run's items below 2^s.top: the prefix itself
@@ -91,10 +89,9 @@ struct FixedPointSum {
   // 2^(kLow + 53); false otherwise, or after a special.
   template <class Span>
   ULPSCOPE_HD static bool seed_in_double(const State& p, const Span& s, double& d, int& q, bool& sticky) {
-    if (p.flags & (fixed_point::kNaN | fixed_point::kPlusInf | fixed_point::kMinusInf)) return false;
+    if (fixed_point::has_special(p.flags) || !fits_64(p)) return false;
     const std::int64_t low = static_cast<std::int64_t>(p.lo);
-    if (p.hi != (low < 0 ? -1 : 0)) return false;
-    const std::uint64_t mag = low < 0 ? 0 - static_cast<std::uint64_t>(low) : static_cast<std::uint64_t>(low);
+    const std::uint64_t mag = magnitude(low);
     const int top_seed = kLow + fixed_point::bit_length64(mag);
     const int top = (top_seed > s.top ? top_seed : s.top) + 1;  // |S + P_j| < 2^top
     if (top > kLow + 53 || s.lsb < kLow) return false;
@@ -105,6 +102,11 @@ struct FixedPointSum {
   }
 
  private:
+  // Whether the integer is its low 64 bits (bits 64 .. 95 their sign).
+  ULPSCOPE_HD static bool fits_64(const State& s) { return s.hi == (static_cast<std::int64_t>(s.lo) < 0 ? -1 : 0); }
+  ULPSCOPE_HD static std::uint64_t magnitude(std::int64_t v) {
+    return v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  }
   // A finite value of In (widened to float: a normal float, since In's least
   // subnormal is one) in units of 2^Low, by integer operations on its bits:
   // its significand (1 << 23) | mantissa times 2^(exponent - 150), shifted to

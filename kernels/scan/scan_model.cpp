@@ -16,8 +16,8 @@
 namespace ulpscope::scan {
 namespace {
 
-// K of the input format and accumulator (ScanPolicy), as the kernels take it
-// from their element type and reducer.
+// K of the input format (ScanPolicy), as the kernels take it from their
+// element type.
 int items_per_thread(const KernelSpec& spec) {
   return ScanPolicy::items_per_thread(format_info(spec.in).bits / 8);
 }

@@ -57,6 +57,19 @@ ULPSCOPE_HD inline void add_words(std::uint32_t (&a)[N], const std::uint32_t (&b
   }
 }
 
+// w = -w (~w + 1, mod 2^(32 N)) where `negative`; else w stays.
+template <int N>
+ULPSCOPE_HD inline void negate_if(std::uint32_t (&w)[N], bool negative) {
+  const std::uint32_t flip = negative ? 0xFFFFFFFFu : 0u;
+  std::uint32_t one[N];
+  ULPSCOPE_UNROLL
+  for (int i = 0; i < N; ++i) {
+    w[i] ^= flip;
+    one[i] = i == 0 && negative ? 1u : 0u;
+  }
+  add_words(w, one);
+}
+
 }  // namespace wide_detail
 
 template <class In, class Out>
@@ -137,16 +150,8 @@ struct WideFixedPointSum {
                : i == word + 1 ? static_cast<std::uint32_t>(low >> 32)
                : i == word + 2 ? top
                                : 0u;
-    if (bits >> 63) {  // -v = ~v + 1
-      std::uint32_t one[kWords];
-      ULPSCOPE_UNROLL
-      for (int i = 0; i < kWords; ++i) {
-        s.w[i] = ~s.w[i];
-        one[i] = i == 0 ? 1u : 0u;
-      }
-      wide_detail::add_words(s.w, one);
-    }
-    s.flags = bits == 0x8000000000000000ull ? 0u : std::uint32_t(fixed_point::kNotMinusZero);
+    wide_detail::negate_if(s.w, (bits >> 63) != 0);
+    s.flags = fixed_point::flags_of_exact(a);
     return s;
   }
 
@@ -160,7 +165,7 @@ struct WideFixedPointSum {
   static constexpr bool kCutsSeed = true;
   template <class Span>
   ULPSCOPE_HD static bool seed_in_double(const State& p, const Span& s, double& d, int& q, bool& sticky) {
-    if (p.flags & (fixed_point::kNaN | fixed_point::kPlusInf | fixed_point::kMinusInf)) return false;
+    if (fixed_point::has_special(p.flags)) return false;
     const std::uint32_t ext = (p.w[kWords - 1] >> 31) != 0 ? 0xFFFFFFFFu : 0u;
     int width = 0;  // S's bits above its sign extension: |S| < 2^(width + 1) units
     ULPSCOPE_UNROLL
@@ -197,14 +202,10 @@ struct WideFixedPointSum {
     double special;
     if (fixed_point::special_total(p.flags, special)) return special;
     const bool negative = (p.w[kWords - 1] >> 31) != 0;
-    const std::uint32_t flip = negative ? 0xFFFFFFFFu : 0u;
-    std::uint32_t m[kWords], one[kWords];
+    std::uint32_t m[kWords];
     ULPSCOPE_UNROLL
-    for (int i = 0; i < kWords; ++i) {
-      m[i] = p.w[i] ^ flip;
-      one[i] = i == 0 && negative ? 1u : 0u;
-    }
-    wide_detail::add_words(m, one);  // |integer|: -v = ~v + 1
+    for (int i = 0; i < kWords; ++i) m[i] = p.w[i];
+    wide_detail::negate_if(m, negative);  // |integer|
     // Word by word upwards, so that every index is a constant (an index
     // computed first, m[top], would put m in local memory on the device).
     int top = 1;
