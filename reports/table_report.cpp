@@ -16,6 +16,8 @@
 
 #include "reports/cell_facts.hpp"
 #include "reports/input_answer.hpp"
+#include "reports/scan_index_table.hpp"
+#include "reports/text_layout.hpp"
 #include "reports/verdict.hpp"
 
 namespace ulpscope {
@@ -76,47 +78,6 @@ std::array<std::string, kColumns> row_of(const Cell& c) {
 }
 
 
-// Lines for the verdict and the legend are kept within this width (a
-// terminal's 120 columns); the per-cell table is as wide as its cells.
-constexpr std::size_t kWidth = 120;
-
-// Fields joined by " | ", starting a new line where the next would pass kWidth.
-std::string joined_within_width(const std::vector<std::string>& fields) {
-  std::string out, line;
-  for (const std::string& f : fields) {
-    if (!line.empty() && line.size() + 3 + f.size() > kWidth) {
-      out += line + '\n';
-      line.clear();
-    } else if (!line.empty()) {
-      line += " | ";
-    }
-    line += f;
-  }
-  return out + line + '\n';
-}
-
-// Words wrapped at kWidth, the first line indented as text is, the others by
-// `indent` spaces.
-std::string wrapped(const std::string& text, std::size_t indent) {
-  std::size_t at = std::min(text.find_first_not_of(' '), text.size());
-  std::string out, line = text.substr(0, at);
-  while (at < text.size()) {
-    std::size_t end = text.find(' ', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(at, end - at);
-    const bool has_words = line.find_first_not_of(' ') != std::string::npos;
-    if (has_words && line.size() + 1 + word.size() > kWidth) {
-      out += line + '\n';
-      line = std::string(indent, ' ');
-    } else if (has_words) {
-      line += ' ';
-    }
-    line += word;
-    at = end + 1;
-  }
-  return out + line + '\n';
-}
-
 // 2^26 for powers of two from 1024 up, else the number.
 std::string size_text(std::int64_t n) {
   if (n >= 1024 && (n & (n - 1)) == 0) {
@@ -126,41 +87,6 @@ std::string size_text(std::int64_t n) {
   }
   return fmt::to_string(n);
 }
-
-// Aligned columns: numbers right, names left, two spaces apart (or as many as
-// `gaps` says for the column), no trailing blanks.
-class AlignedRows {
- public:
-  explicit AlignedRows(std::vector<bool> right_aligned, std::vector<std::size_t> gaps = {})
-      : right_(std::move(right_aligned)), gaps_(std::move(gaps)), width_(right_.size()) {
-    gaps_.resize(right_.size(), 2);
-  }
-  void measure(const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size(); ++i) width_[i] = std::max(width_[i], row[i].size());
-  }
-  // highlight(i, text) may colour column i's padded text.
-  template <class Highlight>
-  std::string line(const std::vector<std::string>& row, Highlight highlight) const {
-    std::string s;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (width_[i] == 0) continue;  // a column with nothing in it anywhere
-      const std::string padded =
-          right_[i] ? fmt::format("{:>{}}", row[i], width_[i]) : fmt::format("{:<{}}", row[i], width_[i]);
-      if (!s.empty()) s += std::string(gaps_[i], ' ');
-      s += highlight(i, padded);
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s;
-  }
-  std::string line(const std::vector<std::string>& row) const {
-    return line(row, [](std::size_t, const std::string& t) { return t; });
-  }
-
- private:
-  std::vector<bool> right_;
-  std::vector<std::size_t> gaps_;
-  std::vector<std::size_t> width_;
-};
 
 // Groups (a heading and its items) in order of first appearance.
 template <class T>
@@ -368,6 +294,7 @@ void write_table(const Report& report, std::ostream& out, const TableStyle& styl
     return;
   }
   write_verdict(report, out, style);
+  out << scan_index_text(report.cells);
   if (style.cells) write_cells(report, out, style);
 }
 
