@@ -168,10 +168,107 @@ struct TileStatus {
   unsigned long long* counter;  // one per line
 };
 
+// Tile k's look-back window (scan_order.hpp): slot i of the W is the
+// inclusive prefix W back (i = 0) or the aggregate of tile k - W + i; below
+// W, the aggregates of tiles 0 .. k - 1. window_bit(k, i) is the flag bit
+// that announces slot i (2: inclusive, 1: aggregate), or 0 for a slot that
+// holds nothing (the identity).
+struct Window {
+  std::int64_t k;
+  __device__ std::int64_t first(std::int64_t base) const {
+    return base + (k < kLookbackWindow ? 0 : k - kLookbackWindow);
+  }
+  __device__ int bit(int i) const { return k < kLookbackWindow ? (i < k ? 1 : 0) : (i == 0 ? 2 : 1); }
+  template <class P>
+  __device__ const P* slots(const TileStatus<P>& s, std::int64_t base, int i) const {
+    return (bit(i) == 2 ? s.inclusive : s.aggregate) + first(base) + i;
+  }
+};
+
+// Every thread polls the flags of its slots (i = t, t + T, ...) until each
+// has its bit, then fences: all flags at once, one round trip for the
+// window. A thread whose slot is not ready yet waits a while before asking
+// again (doubling, up to kMaxPollDelayNs), so that the polls of the resident
+// blocks do not take the L2 bandwidth the tiles' loads and stores need
+// (CUB's look-back backs off with __nanosleep likewise:
+// cub/agent/single_pass_scan_operators.cuh).
+__device__ __forceinline__ void wait_for_window(const int* flag, const Window& w, std::int64_t base, int threads) {
+  const int* flags = flag + w.first(base);
+  unsigned delay = kFirstPollDelayNs;
+  for (bool ready = false; !ready;) {
+    ready = true;
+    for (int i = threadIdx.x; i < kLookbackWindow; i += threads)
+      if (w.bit(i) != 0 && (load_flag(flags + i) & w.bit(i)) == 0) ready = false;
+    if (!ready) {
+      __nanosleep(delay);
+      delay = delay < kMaxPollDelayNs ? 2 * delay : kMaxPollDelayNs;
+    }
+  }
+  acq_rel_fence();
+}
+
+// The window's fold in scan_order.hpp's order, which the rounding
+// accumulators' bits depend on: every thread loads its slots into `window`
+// (shared memory), then warp 0 folds it there (lane j: slots j, j + 32, ...;
+// then the shuffle tree). Lane 0 of warp 0 returns the fold. Every thread
+// calls it; the block's barrier inside separates the loads from the fold.
+template <class R>
+__device__ __forceinline__ typename R::Partial fold_window_in_order(const TileStatus<typename R::Partial>& s,
+                                                                    const Window& w, std::int64_t base,
+                                                                    int threads, typename R::Partial* window) {
+  using P = typename R::Partial;
+  if (w.k > 0)
+    for (int i = threadIdx.x; i < kLookbackWindow; i += threads)
+      window[i] = w.bit(i) == 0 ? R::identity() : load_coherent(w.slots(s, base, i));
+  __syncthreads();
+  P v = R::identity();
+  if (w.k > 0 && threadIdx.x < kWarpSize) {
+    const int lane = threadIdx.x;
+    v = window[lane];
+#pragma unroll
+    for (int m = 1; m < kWindowSlotsPerLane; ++m) v = merged<R>(v, window[lane + m * kWarpSize]);
+#pragma unroll
+    for (int off = kWarpSize / 2; off >= 1; off /= 2) {
+      const P right = shfl_down_partial(v, off);
+      if (lane < off) v = merged<R>(v, right);
+    }
+  }
+  return v;
+}
+
+// The exact accumulators' merges add integers and OR flags, so every
+// grouping of the window gives the same partial, the one the in-order fold
+// and the model give: here every thread folds its own slots in registers,
+// each warp its lanes by shuffles, and warp 0 the warps' folds (through
+// `totals`, one slot a warp), so that no warp folds the whole window alone
+// while the block waits at the barrier. Lane 0 of warp 0 returns the fold.
+template <class R>
+__device__ __forceinline__ typename R::Partial fold_window_any_order(const TileStatus<typename R::Partial>& s,
+                                                                     const Window& w, std::int64_t base,
+                                                                     int threads, typename R::Partial* totals) {
+  using P = typename R::Partial;
+  const int lane = threadIdx.x % kWarpSize;
+  P v = R::identity();
+  if (w.k > 0)
+    for (int i = threadIdx.x; i < kLookbackWindow; i += threads)
+      if (w.bit(i) != 0) v = merged<R>(v, load_coherent(w.slots(s, base, i)));
+#pragma unroll
+  for (int off = kWarpSize / 2; off >= 1; off /= 2) v = merged<R>(v, shfl_down_partial(v, off));
+  if (lane == 0) totals[threadIdx.x / kWarpSize] = v;
+  __syncthreads();
+  v = R::identity();
+  if (w.k > 0 && threadIdx.x < kWarpSize) {
+    if (lane < threads / kWarpSize) v = totals[lane];
+#pragma unroll
+    for (int off = kWarpSize / 2; off >= 1; off /= 2) v = merged<R>(v, shfl_down_partial(v, off));
+  }
+  return v;
+}
+
 // lookback: each block draws the next tile k of line blockIdx.y, loads it
-// once, publishes its aggregate, folds its window (scan_order.hpp's
-// lookback_window_reduce, by warp 0), publishes its inclusive prefix and
-// writes its outputs from the registers.
+// once, publishes its aggregate, folds its window (by warp 0 in
+// scan_order.hpp's order; by every warp for the exact accumulators),
+// publishes its inclusive prefix and writes its outputs from the registers.
 template <class R, class Elem, class Out>
 __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
     lookback_kernel(const Elem* x, Out* out, TileStatus<typename R::Partial> s, LineGeometry g) {
@@ -201,53 +298,16 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
     if (k == 0) store_coherent(s.inclusive + at, scan.aggregate);
     publish(s.aggregate + at, s.flag + at, scan.aggregate, k == 0 ? 3 : 1);
   }
-  // The window: slot i of the W the inclusive prefix W back (i = 0) or the
-  // aggregate of tile k - W + i; below W, the aggregates of tiles 0 .. k - 1.
-  // Every thread loads its slots (i = t, t + T, ...) into shared memory, all
-  // flags polled at once and then one fence: one round trip for the window.
-  // Warp 0 then folds it in scan_order.hpp's order (lane j: slots j, j + 32,
-  // ...; then the shuffle tree).
-  if (k > 0) {
-    const std::int64_t first = base + (k < kLookbackWindow ? 0 : k - kLookbackWindow);
-    auto bit_of = [&](int i) { return k < kLookbackWindow ? (i < k ? 1 : 0) : (i == 0 ? 2 : 1); };
-    // A thread whose slot is not ready yet waits a while before asking again
-    // (doubling, up to kMaxPollDelayNs), so that the polls of the resident
-    // blocks do not take the L2 bandwidth the tiles' loads and stores need
-    // (CUB's look-back backs off with __nanosleep likewise:
-    // cub/agent/single_pass_scan_operators.cuh).
-    unsigned delay = kFirstPollDelayNs;
-    for (bool ready = false; !ready;) {
-      ready = true;
-      for (int i = threadIdx.x; i < kLookbackWindow; i += o.threads)
-        if (bit_of(i) != 0 && (load_flag(s.flag + first + i) & bit_of(i)) == 0) ready = false;
-      if (!ready) {
-        __nanosleep(delay);
-        delay = delay < kMaxPollDelayNs ? 2 * delay : kMaxPollDelayNs;
-      }
-    }
-    acq_rel_fence();
-    for (int i = threadIdx.x; i < kLookbackWindow; i += o.threads) {
-      const int bit = bit_of(i);
-      window[i] = bit == 0 ? R::identity() : load_coherent((bit == 2 ? s.inclusive : s.aggregate) + first + i);
-    }
-  }
-  __syncthreads();
-  if (k > 0 && threadIdx.x < kWarpSize) {
-    const int lane = threadIdx.x;
-    P v = window[lane];
-#pragma unroll
-    for (int m = 1; m < kWindowSlotsPerLane; ++m) v = merged<R>(v, window[lane + m * kWarpSize]);
-#pragma unroll
-    for (int off = kWarpSize / 2; off >= 1; off /= 2) {
-      const P right = shfl_down_partial(v, off);
-      if (lane < off) v = merged<R>(v, right);
-    }
-    if (lane == 0) {
-      carry_shared = v;
-      // The aggregate from the last thread (warp_block_scan_device without
-      // AggregateEverywhere: the __syncthreads after the window publish it).
-      publish(s.inclusive + at, s.flag + at, merged<R>(v, sh.aggregate), 2);
-    }
+  const Window w{k};
+  if (k > 0) wait_for_window(s.flag, w, base, o.threads);
+  P v;
+  if constexpr (IsExactScan<R>::value) v = fold_window_any_order<R>(s, w, base, o.threads, window);
+  else v = fold_window_in_order<R>(s, w, base, o.threads, window);
+  if (k > 0 && threadIdx.x == 0) {
+    carry_shared = v;
+    // The aggregate from the last thread (warp_block_scan_device without
+    // AggregateEverywhere: the barrier inside the fold publishes it).
+    publish(s.inclusive + at, s.flag + at, merged<R>(v, sh.aggregate), 2);
   }
   __syncthreads();
   P seed = R::identity();
