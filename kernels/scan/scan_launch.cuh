@@ -170,9 +170,9 @@ struct TileStatus {
 
 // Tile k's look-back window (scan_order.hpp): slot i of the W is the
 // inclusive prefix W back (i = 0) or the aggregate of tile k - W + i; below
-// W, the aggregates of tiles 0 .. k - 1. window_bit(k, i) is the flag bit
-// that announces slot i (2: inclusive, 1: aggregate), or 0 for a slot that
-// holds nothing (the identity).
+// W, the aggregates of tiles 0 .. k - 1. bit(i) is the flag bit that
+// announces slot i (2: inclusive, 1: aggregate), or 0 for a slot that holds
+// nothing (the identity).
 struct Window {
   std::int64_t k;
   __device__ std::int64_t first(std::int64_t base) const {
@@ -207,11 +207,11 @@ __device__ __forceinline__ void wait_for_window(const int* flag, const Window& w
   acq_rel_fence();
 }
 
-// The window's fold in scan_order.hpp's order, which the rounding
-// accumulators' bits depend on: every thread loads its slots into `window`
-// (shared memory), then warp 0 folds it there (lane j: slots j, j + 32, ...;
-// then the shuffle tree). Lane 0 of warp 0 returns the fold. Every thread
-// calls it; the block's barrier inside separates the loads from the fold.
+// The window's fold in scan_order.hpp's order: every thread loads its slots
+// into `window` (shared memory), then warp 0 folds it there (lane j: slots
+// j, j + 32, ...; then the shuffle tree). Lane 0 of warp 0 returns the fold.
+// Every thread calls it; the block's barrier inside separates the loads from
+// the fold.
 template <class R>
 __device__ __forceinline__ typename R::Partial fold_window_in_order(const TileStatus<typename R::Partial>& s,
                                                                     const Window& w, std::int64_t base,
@@ -236,39 +236,10 @@ __device__ __forceinline__ typename R::Partial fold_window_in_order(const TileSt
   return v;
 }
 
-// The exact accumulators' merges add integers and OR flags, so every
-// grouping of the window gives the same partial, the one the in-order fold
-// and the model give: here every thread folds its own slots in registers,
-// each warp its lanes by shuffles, and warp 0 the warps' folds (through
-// `totals`, one slot a warp), so that no warp folds the whole window alone
-// while the block waits at the barrier. Lane 0 of warp 0 returns the fold.
-template <class R>
-__device__ __forceinline__ typename R::Partial fold_window_any_order(const TileStatus<typename R::Partial>& s,
-                                                                     const Window& w, std::int64_t base,
-                                                                     int threads, typename R::Partial* totals) {
-  using P = typename R::Partial;
-  const int lane = threadIdx.x % kWarpSize;
-  P v = R::identity();
-  if (w.k > 0)
-    for (int i = threadIdx.x; i < kLookbackWindow; i += threads)
-      if (w.bit(i) != 0) v = merged<R>(v, load_coherent(w.slots(s, base, i)));
-#pragma unroll
-  for (int off = kWarpSize / 2; off >= 1; off /= 2) v = merged<R>(v, shfl_down_partial(v, off));
-  if (lane == 0) totals[threadIdx.x / kWarpSize] = v;
-  __syncthreads();
-  v = R::identity();
-  if (w.k > 0 && threadIdx.x < kWarpSize) {
-    if (lane < threads / kWarpSize) v = totals[lane];
-#pragma unroll
-    for (int off = kWarpSize / 2; off >= 1; off /= 2) v = merged<R>(v, shfl_down_partial(v, off));
-  }
-  return v;
-}
-
 // lookback: each block draws the next tile k of line blockIdx.y, loads it
-// once, publishes its aggregate, folds its window (by warp 0 in
-// scan_order.hpp's order; by every warp for the exact accumulators),
-// publishes its inclusive prefix and writes its outputs from the registers.
+// once, publishes its aggregate, folds its window (scan_order.hpp's
+// lookback_window_reduce, by warp 0), publishes its inclusive prefix and
+// writes its outputs from the registers.
 template <class R, class Elem, class Out>
 __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
     lookback_kernel(const Elem* x, Out* out, TileStatus<typename R::Partial> s, LineGeometry g) {
@@ -300,9 +271,7 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
   }
   const Window w{k};
   if (k > 0) wait_for_window(s.flag, w, base, o.threads);
-  P v;
-  if constexpr (IsExactScan<R>::value) v = fold_window_any_order<R>(s, w, base, o.threads, window);
-  else v = fold_window_in_order<R>(s, w, base, o.threads, window);
+  const P v = fold_window_in_order<R>(s, w, base, o.threads, window);
   if (k > 0 && threadIdx.x == 0) {
     carry_shared = v;
     // The aggregate from the last thread (warp_block_scan_device without
