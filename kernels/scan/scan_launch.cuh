@@ -253,48 +253,53 @@ __host__ __device__ constexpr std::size_t lookback_shared_bytes(int threads) {
   return 2 * lookback_buffer_bytes<P>(threads);
 }
 
-// lookback: the tiles of every line in one sequence (tile k of line l is
-// number l * tiles + k), block b scanning numbers b, b + G, b + 2G, ... (G
-// = gridDim.x). For each: the tile (prefetched while the block scanned the
-// one before) from its staging, its aggregate published, its window folded
+// lookback: gridDim.x blocks a line (line blockIdx.y), each drawing tiles k
+// of the line in order from its counter until none is left. For each: the
+// tile (prefetched while the block scanned the one before) from the
+// registers' staging, its aggregate published, its window folded
 // (scan_order.hpp's lookback_window_reduce, by warp 0), its inclusive
-// prefix published and its outputs written. A tile waits only on earlier
-// tiles of its line, which come earlier in the sequence: with every block
-// resident at once (a cooperative launch), the earliest unfinished tile
-// always has every tile it waits on finished.
+// prefix published and its outputs written. The next tile is drawn and its
+// copy started as soon as the block scan of this one has read its buffer.
+// No block waits on a tile that no running block holds: a block's drawn
+// tile is later than the one it is scanning, so the earliest unfinished
+// tile is always being scanned and has every tile before it finished.
 template <class R, class Elem, class Out>
 __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
     lookback_kernel(const Elem* x, Out* out, TileStatus<typename R::Partial> s, LineGeometry g) {
   using P = typename R::Partial;
   constexpr int K = kItems<Elem>;
   __shared__ WarpScanShared<R> sh;
+  // Tiles drawn, alternately in each slot: thread 0 writes one while the
+  // block may still read the other.
+  __shared__ std::int64_t drawn[2];
   __shared__ P carry_shared;
   extern __shared__ uint4 lookback_shared[];
   const std::size_t buffer_chunks = lookback_buffer_bytes<P>(g.threads) / sizeof(uint4);
-  auto buffer = [&](int b) { return reinterpret_cast<TileStaging*>(lookback_shared + b * buffer_chunks); };
+  auto buffer = [&](int b) { return lookback_shared + b * buffer_chunks; };
+  const std::int64_t line = blockIdx.y;
   const TileOrder o{g.length, g.threads, K};
-  const std::int64_t tiles = o.tiles(), total = g.lines * tiles;
-  // Tile number t's copy into buffer b (false where the whole warp's span
-  // could not be copied, or there is no tile t).
-  auto prefetch = [&](std::int64_t t, int b) {
-    const bool copied = t < total && prefetch_span<K>(x + (t / tiles) * g.length, o, t % tiles, buffer(b));
-    copy_async_commit();
-    return copied;
-  };
+  const std::int64_t tiles = o.tiles(), base = line * tiles;
+  const Elem* xl = x + line * g.length;
+  Out* ol = out + line * g.length;
+  if (threadIdx.x == 0) drawn[0] = std::int64_t(atomicAdd(s.counter + line, 1ull));
+  __syncthreads();
+  std::int64_t k = drawn[0];
   int b = 0;
-  bool prefetched = prefetch(blockIdx.x, b);
-  for (std::int64_t t = blockIdx.x; t < total; t += gridDim.x) {
-    const std::int64_t line = t / tiles, k = t % tiles, base = line * tiles, at = t;
-    const Elem* xl = x + line * g.length;
-    Out* ol = out + line * g.length;
-    TileStaging* stage = buffer(b);
+  bool prefetched = prefetch_span<K>(xl, o, k, reinterpret_cast<TileStaging*>(buffer(b)));
+  copy_async_commit();
+  for (int parity = 1; k < tiles; parity ^= 1) {
+    if (threadIdx.x == 0) drawn[parity] = std::int64_t(atomicAdd(s.counter + line, 1ull));
+    auto* stage = reinterpret_cast<TileStaging*>(buffer(b));
     copy_async_wait_all();
     const auto it = prefetched_items<K>(xl, o, k, stage, prefetched);
     const ThreadScan<P> scan = warp_block_scan_device<R, false>(sh, fold_items<R>(it), o.threads);
-    // The block scan's barriers: every warp has read its rows of this tile.
-    // The next tile's copy starts into the other buffer, which this block's
-    // last tile used for its window and stores.
-    const bool next_prefetched = prefetch(t + gridDim.x, b ^ 1);
+    // The block scan's barriers: every warp has read its rows of this tile,
+    // and drawn[parity] is the next tile. Its copy starts into the other
+    // buffer, which this block's last tile used for its window and stores.
+    const std::int64_t next = drawn[parity];
+    const bool next_prefetched = prefetch_span<K>(xl, o, next, reinterpret_cast<TileStaging*>(buffer(b ^ 1)));
+    copy_async_commit();
+    const std::int64_t at = base + k;
     // The aggregate at once (no carry needed); tile 0's is its inclusive prefix too.
     if (threadIdx.x == o.threads - 1) {
       if (k == 0) store_coherent(s.inclusive + at, scan.aggregate);
@@ -314,6 +319,7 @@ __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
     P seed = R::identity();
     const bool has_seed = seed_of<R>(scan, carry_shared, k > 0, seed);
     write_items<R>(ol, it, seed, has_seed, g.sat, stage);
+    k = next;
     prefetched = next_prefetched;
     b ^= 1;
   }
@@ -381,19 +387,8 @@ void launch_scan_with(Shape shape, const Elem* x, Out* out, std::int64_t lines, 
                    "lookback: shared memory for two tiles");
         return true;
       });
-      // As many blocks as are resident at once (the cooperative launch
-      // refuses more), at most cfg.blocks and one a tile.
-      const std::size_t smem = lookback_shared_bytes<P>(cfg.threads);
-      int per_sm = 0, sms = 0;
-      cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, cfg.threads, smem),
-                 "lookback: occupancy");
-      cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "lookback: SM count");
-      const std::int64_t blocks = std::min<std::int64_t>({std::int64_t(per_sm) * sms, std::int64_t(cfg.blocks),
-                                                          std::int64_t(tiles)});
-      void* args[] = {const_cast<Elem**>(&x), &out, &s, const_cast<LineGeometry*>(&g)};
-      cuda_check(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(unsigned(blocks)),
-                                             dim3(unsigned(cfg.threads)), args, smem, stream),
-                 "lookback: cooperative launch");
+      const dim3 grid{unsigned(std::min<std::int64_t>(cfg.blocks, o.tiles())), unsigned(lines)};
+      kernel<<<grid, cfg.threads, lookback_shared_bytes<P>(cfg.threads), stream>>>(x, out, s, g);
       return;
     }
     default: throw std::invalid_argument("scan: not a scan shape with a kernel");
