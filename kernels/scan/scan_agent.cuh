@@ -145,40 +145,10 @@ __device__ __forceinline__ void stage_out(T* span, const uint4* stage) {
   __syncwarp();  // the stage is rewritten by the next tile
 }
 
-// The thread's row of its warp's staged span (after stage_in or
-// prefetch_span), widened to float.
-template <int K, class Elem>
-__device__ __forceinline__ void widen_staged_row(const uint4* stage, ThreadItems<K>& it) {
-  constexpr int width = tree::Vector<Elem>::width;
-  constexpr int per_lane = K / width;
-  const int lane = threadIdx.x % kWarpSize;
-#pragma unroll
-  for (int v = 0; v < per_lane; ++v) {
-    const uint4 raw = stage[staged_slot(lane, v, per_lane)];
-    tree::Vector<Elem> vec;
-    std::memcpy(&vec, &raw, sizeof raw);
-    tree::widen_vector(vec, it.x + v * width);
-  }
-}
-
-// The thread's own loads: 16-byte ones where its K elements all exist and
-// start on a 16-byte boundary (a row of odd length need not), else one at a
-// time.
-template <int K, class Elem>
-__device__ __forceinline__ void load_direct(const Elem* p, ThreadItems<K>& it) {
-  constexpr int width = tree::Vector<Elem>::width;
-  if (it.items == K && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
-#pragma unroll
-    for (int v = 0; v < K / width; ++v) tree::widen_vector(tree::load_vector(p, v), it.x + v * width);
-  } else {
-#pragma unroll
-    for (int j = 0; j < K; ++j) it.x[j] = j < it.items ? tree::widen(p[j]) : 0.0f;
-  }
-}
-
-// The thread's K elements of a tile: with `staging` (one TileStaging a
-// block, or null) through the warp's share of it where the whole warp's
-// span qualifies (warp_span_staged), else load_direct.
+// 16-byte loads where the thread's K elements all exist and start on a
+// 16-byte boundary (a row of odd length need not), else one at a time;
+// with `staging` (one TileStaging a block, or null) through the warp's
+// share of it where the whole warp's span qualifies.
 template <int K, class Elem>
 __device__ __forceinline__ ThreadItems<K> load_items(const Elem* x, const TileOrder& o, std::int64_t tile,
                                                      TileStaging* staging = nullptr) {
@@ -186,70 +156,27 @@ __device__ __forceinline__ ThreadItems<K> load_items(const Elem* x, const TileOr
   it.first = o.first(tile, threadIdx.x);
   it.items = o.items(tile, threadIdx.x);
   const Elem* p = x + it.first;
-  static_assert(K % tree::Vector<Elem>::width == 0, "a thread's items are whole vectors");
+  constexpr int width = tree::Vector<Elem>::width;
+  static_assert(K % width == 0, "a thread's items are whole vectors");
   const int lane = threadIdx.x % kWarpSize;
   if (staging != nullptr && warp_span_staged<K>(p - lane * K, it.items)) {
     uint4* stage = staging->chunk + (threadIdx.x / kWarpSize) * kWarpSize * 4;
+    constexpr int per_lane = K / width;
     stage_in<K>(p - lane * K, stage);
-    widen_staged_row<K, Elem>(stage, it);
-    __syncwarp();  // the stage is rewritten by the stores or the next tile
-  } else {
-    load_direct<K>(p, it);
-  }
-  return it;
-}
-
-// cp.async (PTX ISA, "Data Movement and Conversion Instructions: cp.async"):
-// 16-byte copies from global to shared memory (.cg: through L2 only) that
-// complete in the background; a thread waits for its own committed groups
-// with cp.async.wait_group, and a warp's __syncwarp then shows each lane's
-// copies to the others.
-__device__ __forceinline__ void copy_async_16(void* shared, const void* global) {
-  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(global) : "memory");
-}
-__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-__device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
-
-// The warp's span of `tile` copied in the background into its share of
-// `staging`, in stage_in's layout, so that a block's next tile streams in
-// while it scans the current one (the loads of a tile no longer wait for
-// its look-back, nor its look-back for them). False, with nothing copied,
-// where the warp's span is not whole (every lane's K elements) and 16-byte
-// aligned; every lane of the warp calls it and gets the same answer. The
-// caller commits the group.
-template <int K, class Elem>
-__device__ __forceinline__ bool prefetch_span(const Elem* x, const TileOrder& o, std::int64_t tile,
-                                              TileStaging* staging) {
-  constexpr int per_lane = K * int(sizeof(Elem)) / 16;
-  static_assert(per_lane >= 1 && per_lane <= 4, "a lane's row is 1 to 4 chunks of TileStaging");
-  if (!__all_sync(0xFFFFFFFFu, o.items(tile, threadIdx.x) == K)) return false;
-  const int lane = threadIdx.x % kWarpSize;
-  const Elem* span = x + o.first(tile, threadIdx.x) - lane * K;
-  if (reinterpret_cast<std::uintptr_t>(span) % 16 != 0) return false;
-  uint4* stage = staging->chunk + (threadIdx.x / kWarpSize) * kWarpSize * 4;
-  const uint4* src = reinterpret_cast<const uint4*>(span);
 #pragma unroll
-  for (int m = 0; m < per_lane; ++m) {
-    const int c = lane + kWarpSize * m;
-    copy_async_16(stage + staged_slot(c / per_lane, c % per_lane, per_lane), src + c);
-  }
-  return true;
-}
-
-// The thread's K elements of `tile`: from its warp's prefetched span where
-// prefetch_span copied it (after copy_async_wait_all), else load_direct.
-template <int K, class Elem>
-__device__ __forceinline__ ThreadItems<K> prefetched_items(const Elem* x, const TileOrder& o, std::int64_t tile,
-                                                           const TileStaging* staging, bool prefetched) {
-  ThreadItems<K> it;
-  it.first = o.first(tile, threadIdx.x);
-  it.items = o.items(tile, threadIdx.x);
-  if (prefetched) {
-    __syncwarp();  // every lane's copies, waited for, seen by the warp
-    widen_staged_row<K, Elem>(staging->chunk + (threadIdx.x / kWarpSize) * kWarpSize * 4, it);
+    for (int v = 0; v < per_lane; ++v) {
+      const uint4 raw = stage[staged_slot(lane, v, per_lane)];
+      tree::Vector<Elem> vec;
+      std::memcpy(&vec, &raw, sizeof raw);
+      tree::widen_vector(vec, it.x + v * width);
+    }
+    __syncwarp();  // the stage is rewritten by the stores or the next tile
+  } else if (it.items == K && reinterpret_cast<std::uintptr_t>(p) % 16 == 0) {
+#pragma unroll
+    for (int v = 0; v < K / width; ++v) tree::widen_vector(tree::load_vector(p, v), it.x + v * width);
   } else {
-    load_direct<K>(x + it.first, it);
+#pragma unroll
+    for (int j = 0; j < K; ++j) it.x[j] = j < it.items ? tree::widen(p[j]) : 0.0f;
   }
   return it;
 }

@@ -4,9 +4,8 @@
 // scan_<format>.cu.
 //   warp, block        one block per line walks its tiles, carrying c
 //   reduce_then_scan   block sums; one thread per line scans them; rescan
-//   lookback           blocks that draw tiles in order from a counter, each
-//                      prefetching its next tile; the fixed window of
-//                      scan_order.hpp
+//   lookback           one block per tile (tile ids drawn in order from a
+//                      counter), the fixed window of scan_order.hpp
 // Workspace: reduce_then_scan keeps B block sums and B exclusive sums per
 // line; lookback a counter per line and, per tile, its aggregate, inclusive
 // prefix and a flag (1: aggregate published, 2: inclusive published).
@@ -19,9 +18,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_problem.hpp"
-#include "kernels/cuda/per_device.hpp"
 #include "kernels/scan/scan_agent.cuh"
 
 namespace ulpscope::scan {
@@ -239,90 +236,52 @@ __device__ __forceinline__ typename R::Partial fold_window_in_order(const TileSt
   return v;
 }
 
-// lookback's shared memory beside its static variables: two buffers, each
-// the staging of a tile's loads and stores (TileStaging's share of
-// `threads`) or the look-back window, whichever is larger. A block scans a
-// tile from one buffer while the next tile streams into the other.
-template <class P>
-__host__ __device__ constexpr std::size_t lookback_buffer_bytes(int threads) {
-  const std::size_t staging = std::size_t(threads) * 4 * sizeof(uint4), window = sizeof(P) * kLookbackWindow;
-  return ((staging > window ? staging : window) + 15) / 16 * 16;
-}
-template <class P>
-__host__ __device__ constexpr std::size_t lookback_shared_bytes(int threads) {
-  return 2 * lookback_buffer_bytes<P>(threads);
-}
-
-// lookback: gridDim.x blocks a line (line blockIdx.y), each drawing tiles k
-// of the line in order from its counter until none is left. For each: the
-// tile (prefetched while the block scanned the one before) from the
-// registers' staging, its aggregate published, its window folded
-// (scan_order.hpp's lookback_window_reduce, by warp 0), its inclusive
-// prefix published and its outputs written. The next tile is drawn and its
-// copy started as soon as the block scan of this one has read its buffer.
-// No block waits on a tile that no running block holds: a block's drawn
-// tile is later than the one it is scanning, so the earliest unfinished
-// tile is always being scanned and has every tile before it finished.
+// lookback: each block draws the next tile k of line blockIdx.y, loads it
+// once, publishes its aggregate, folds its window (scan_order.hpp's
+// lookback_window_reduce, by warp 0), publishes its inclusive prefix and
+// writes its outputs from the registers.
 template <class R, class Elem, class Out>
 __global__ void __launch_bounds__(kMaxThreads, kGridMinBlocksPerSm)
     lookback_kernel(const Elem* x, Out* out, TileStatus<typename R::Partial> s, LineGeometry g) {
   using P = typename R::Partial;
-  constexpr int K = kItems<Elem>;
   __shared__ WarpScanShared<R> sh;
-  // Tiles drawn, alternately in each slot: thread 0 writes one while the
-  // block may still read the other.
-  __shared__ std::int64_t drawn[2];
+  __shared__ std::int64_t tile_shared;
   __shared__ P carry_shared;
-  extern __shared__ uint4 lookback_shared[];
-  const std::size_t buffer_chunks = lookback_buffer_bytes<P>(g.threads) / sizeof(uint4);
-  auto buffer = [&](int b) { return lookback_shared + b * buffer_chunks; };
+  // The staging of the loads and stores and the window share one buffer: the
+  // block scan's __syncthreads separate the loads from the window, and the
+  // __syncthreads after the window's fold separate it from the stores.
+  constexpr std::size_t kScratch = sizeof(TileStaging) > sizeof(P) * kLookbackWindow ? sizeof(TileStaging)
+                                                                                       : sizeof(P) * kLookbackWindow;
+  __shared__ alignas(16) unsigned char scratch[kScratch];
+  auto* stage = reinterpret_cast<TileStaging*>(scratch);
+  P* window = reinterpret_cast<P*>(scratch);
   const std::int64_t line = blockIdx.y;
-  const TileOrder o{g.length, g.threads, K};
-  const std::int64_t tiles = o.tiles(), base = line * tiles;
-  const Elem* xl = x + line * g.length;
-  Out* ol = out + line * g.length;
-  if (threadIdx.x == 0) drawn[0] = std::int64_t(atomicAdd(s.counter + line, 1ull));
+  const TileOrder o{g.length, g.threads, kItems<Elem>};
+  const std::int64_t tiles = o.tiles();
+  if (threadIdx.x == 0) tile_shared = std::int64_t(atomicAdd(s.counter + line, 1ull));
   __syncthreads();
-  std::int64_t k = drawn[0];
-  int b = 0;
-  bool prefetched = prefetch_span<K>(xl, o, k, reinterpret_cast<TileStaging*>(buffer(b)));
-  copy_async_commit();
-  for (int parity = 1; k < tiles; parity ^= 1) {
-    if (threadIdx.x == 0) drawn[parity] = std::int64_t(atomicAdd(s.counter + line, 1ull));
-    auto* stage = reinterpret_cast<TileStaging*>(buffer(b));
-    copy_async_wait_all();
-    const auto it = prefetched_items<K>(xl, o, k, stage, prefetched);
-    const ThreadScan<P> scan = warp_block_scan_device<R, false>(sh, fold_items<R>(it), o.threads);
-    // The block scan's barriers: every warp has read its rows of this tile,
-    // and drawn[parity] is the next tile. Its copy starts into the other
-    // buffer, which this block's last tile used for its window and stores.
-    const std::int64_t next = drawn[parity];
-    const bool next_prefetched = prefetch_span<K>(xl, o, next, reinterpret_cast<TileStaging*>(buffer(b ^ 1)));
-    copy_async_commit();
-    const std::int64_t at = base + k;
-    // The aggregate at once (no carry needed); tile 0's is its inclusive prefix too.
-    if (threadIdx.x == o.threads - 1) {
-      if (k == 0) store_coherent(s.inclusive + at, scan.aggregate);
-      publish(s.aggregate + at, s.flag + at, scan.aggregate, k == 0 ? 3 : 1);
-    }
-    const Window w{k};
-    if (k > 0) wait_for_window(s.flag, w, base, o.threads);
-    // The window in this tile's buffer, its rows read (the block scan's barriers).
-    const P v = fold_window_in_order<R>(s, w, base, o.threads, reinterpret_cast<P*>(stage));
-    if (k > 0 && threadIdx.x == 0) {
-      carry_shared = v;
-      // The aggregate from the last thread (warp_block_scan_device without
-      // AggregateEverywhere: the barrier inside the fold publishes it).
-      publish(s.inclusive + at, s.flag + at, merged<R>(v, sh.aggregate), 2);
-    }
-    __syncthreads();  // carry_shared; the window read before the stores' staging rewrites it
-    P seed = R::identity();
-    const bool has_seed = seed_of<R>(scan, carry_shared, k > 0, seed);
-    write_items<R>(ol, it, seed, has_seed, g.sat, stage);
-    k = next;
-    prefetched = next_prefetched;
-    b ^= 1;
+  const std::int64_t k = tile_shared;
+  const std::int64_t base = line * tiles, at = base + k;
+  const auto it = load_items<kItems<Elem>>(x + line * g.length, o, k, stage);
+  const ThreadScan<P> scan = warp_block_scan_device<R, false>(sh, fold_items<R>(it), o.threads);
+  // The aggregate at once (no carry needed); tile 0's is its inclusive prefix too.
+  if (threadIdx.x == o.threads - 1) {
+    if (k == 0) store_coherent(s.inclusive + at, scan.aggregate);
+    publish(s.aggregate + at, s.flag + at, scan.aggregate, k == 0 ? 3 : 1);
   }
+  const Window w{k};
+  if (k > 0) wait_for_window(s.flag, w, base, o.threads);
+  const P v = fold_window_in_order<R>(s, w, base, o.threads, window);
+  if (k > 0 && threadIdx.x == 0) {
+    carry_shared = v;
+    // The aggregate from the last thread (warp_block_scan_device without
+    // AggregateEverywhere: the barrier inside the fold publishes it).
+    publish(s.inclusive + at, s.flag + at, merged<R>(v, sh.aggregate), 2);
+  }
+  __syncthreads();
+  P seed = R::identity();
+  const bool has_seed = seed_of<R>(scan, carry_shared, k > 0, seed);
+  write_items<R>(out + line * g.length, it, seed, has_seed, g.sat, stage);
 }
 
 inline std::size_t aligned(std::size_t b) { return (b + 255) / 256 * 256; }
@@ -377,18 +336,8 @@ void launch_scan_with(Shape shape, const Elem* x, Out* out, std::int64_t lines, 
       s.counter = reinterpret_cast<unsigned long long*>(base + 2 * aligned(tiles * sizeof(P)) +
                                                         aligned(tiles * sizeof(int)));
       cudaMemsetAsync(s.flag, 0, aligned(tiles * sizeof(int)) + aligned(std::size_t(lines) * 8), stream);
-      constexpr auto kernel = lookback_kernel<R, Elem, Out>;
-      static PerDevice<bool> opted_in;  // more than 48 KiB of shared memory (sm_90 allows 227)
-      int device = 0;
-      cuda_check(cudaGetDevice(&device), "cudaGetDevice");
-      opted_in.get(device, [&](int) {
-        cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(lookback_shared_bytes<P>(kMaxThreads))),
-                   "lookback: shared memory for two tiles");
-        return true;
-      });
-      const dim3 grid{unsigned(std::min<std::int64_t>(cfg.blocks, o.tiles())), unsigned(lines)};
-      kernel<<<grid, cfg.threads, lookback_shared_bytes<P>(cfg.threads), stream>>>(x, out, s, g);
+      const dim3 grid{unsigned(o.tiles()), unsigned(lines)};
+      lookback_kernel<R><<<grid, cfg.threads, 0, stream>>>(x, out, s, g);
       return;
     }
     default: throw std::invalid_argument("scan: not a scan shape with a kernel");

@@ -245,9 +245,7 @@ std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t le
   const int chained_threads[] = {256, 128, 512, 64}, grid_threads[] = {512, 256, 128, 64};
   const int* threads = grid ? grid_threads : chained_threads;
   // reduce_then_scan: 1024 threads on each of the device's SMs (2 blocks of
-  // 512, 4 of 256, 8 of 128), then many more blocks of 64. lookback: 1024
-  // threads on each SM, every block drawing tiles until none is left (the
-  // kernels' 64 registers a thread leave room for that many).
+  // 512, 4 of 256, 8 of 128), then many more blocks of 64.
   const std::int64_t sms = std::max(sm_count, 1);
   const std::int64_t caps[] = {2 * sms, 4 * sms, 8 * sms, 2000};
   std::vector<LaunchConfig> out;
@@ -256,7 +254,7 @@ std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t le
         std::max<std::int64_t>(1, TileOrder{length, threads[k], items_per_thread(spec)}.tiles());
     std::int64_t blocks = 1;
     if (spec.shape == Shape::reduce_then_scan) blocks = std::min(tiles, caps[k]);
-    if (spec.shape == Shape::lookback) blocks = std::min(tiles, sms * 1024 / threads[k]);
+    if (spec.shape == Shape::lookback) blocks = tiles;
     out.push_back(LaunchConfig{int(std::min<std::int64_t>(blocks, INT32_MAX)), threads[k]});
   }
   return out;
