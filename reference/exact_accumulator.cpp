@@ -2,6 +2,7 @@
 
 #include <gmp.h>
 
+#include <array>
 #include <cstring>
 
 namespace ulpscope {
@@ -91,17 +92,47 @@ ExactReal ExactAccumulator::value() const {
   }
   ExactAccumulator a = *this;
   a.normalize();
-  mpz_t z;
-  mpz_init_set_si(z, a.limb_[kLimbs - 1]);
-  for (int k = kLimbs - 2; k >= 0; --k) {
-    mpz_mul_2exp(z, z, kLimbBits);
-    mpz_add_ui(z, z, static_cast<unsigned long>(a.limb_[k]));
+  // The magnitude's digits: a negative sum (its top limb below 0, every
+  // digit under it in [0, 2^32)) is negated limb by limb and its carries
+  // propagated again, so that only the digits its value uses are nonzero.
+  std::array<std::int64_t, kLimbs>& d = a.limb_;
+  const bool negative = d[kLimbs - 1] < 0;
+  if (negative) {
+    std::int64_t carry = 0;
+    for (int k = 0; k < kLimbs - 1; ++k) {
+      const std::int64_t v = carry - d[k];
+      d[k] = v & kDigitMask;
+      carry = v >> kLimbBits;
+    }
+    d[kLimbs - 1] = carry - d[kLimbs - 1];
   }
+  int lo = 0, hi = kLimbs - 1;
+  while (lo < kLimbs && d[lo] == 0) ++lo;
+  if (lo == kLimbs) {
+    ExactReal r(2);
+    mpfr_set_zero(r.get(), saw_term_ && !saw_non_negative_zero_ ? -1 : 1);
+    return r;
+  }
+  while (d[hi] == 0) --hi;
+  // Digits lo .. hi, least significant first, in 32-bit words (the top limb
+  // may hold more than 32 bits), then without their trailing zero bits: the
+  // value's precision is the span of its own bits, nothing below or above.
+  std::array<std::uint32_t, kLimbs + 1> words{};
+  std::size_t n = 0;
+  for (int k = lo; k <= hi; ++k) words[n++] = static_cast<std::uint32_t>(d[k]);
+  if (const auto above = static_cast<std::uint64_t>(d[hi]) >> kLimbBits; above != 0)
+    words[n++] = static_cast<std::uint32_t>(above);
+  mpz_t z;
+  mpz_init(z);
+  mpz_import(z, n, -1, sizeof(std::uint32_t), 0, 0, words.data());
+  const mp_bitcnt_t trailing = mpz_scan1(z, 0);
+  mpz_tdiv_q_2exp(z, z, trailing);
   const auto bits = static_cast<mpfr_prec_t>(mpz_sizeinbase(z, 2));
   ExactReal r(bits < 2 ? 2 : bits);
-  mpfr_set_z_2exp(r.get(), z, kLowestExponent, MPFR_RNDN);  // exact: the precision holds every bit
+  const long exponent = long(kLowestExponent) + long(kLimbBits) * lo + long(trailing);
+  mpfr_set_z_2exp(r.get(), z, exponent, MPFR_RNDN);  // exact: the precision holds every bit
   mpz_clear(z);
-  if (r.is_zero()) mpfr_set_zero(r.get(), saw_term_ && !saw_non_negative_zero_ ? -1 : 1);
+  if (negative) mpfr_neg(r.get(), r.get(), MPFR_RNDN);
   return r;
 }
 

@@ -30,8 +30,10 @@ class ExactAccumulator {
   void add_zeros(bool negative, std::uint64_t count);
   void merge(const ExactAccumulator& other);
 
-  // The exact sum. An exact zero is -0 when every term was -0 (and there was
-  // at least one), +0 otherwise (IEEE 754-2019, 6.3).
+  // The exact sum, at the precision of its own bits (from its lowest nonzero
+  // bit to its highest: mpfr_min_prec of the value). An exact zero is -0
+  // when every term was -0 (and there was at least one), +0 otherwise (IEEE
+  // 754-2019, 6.3).
   ExactReal value() const;
 
   bool has_nan() const { return nan_ || (pos_inf_ && neg_inf_); }

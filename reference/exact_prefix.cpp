@@ -1,44 +1,86 @@
 #include "reference/exact_prefix.hpp"
 
+#include <algorithm>
+#include <exception>
+#include <iterator>
+#include <thread>
+
 #include "reference/exact_accumulator.hpp"
+#include "reference/mpfr_thread_caches.hpp"
 #include "reference/round_to_format.hpp"
+#include "reference/usable_cores.hpp"
 
 namespace ulpscope {
 namespace {
 
-// The accumulator's read-out carries every bit from 2^-1074 up; the prefix
-// keeps only the bits its value has (exactly: mpfr_min_prec counts them).
-ExactReal trimmed(ExactReal v) {
-  if (mpfr_regular_p(v.get())) mpfr_prec_round(v.get(), std::max<mpfr_prec_t>(2, mpfr_min_prec(v.get())), MPFR_RNDN);
-  return v;
-}
+// Below this many elements a scan's references are made on one thread.
+constexpr std::size_t kElementsPerThread = std::size_t(1) << 16;
 
-// f(exact prefix i) for every i, in index order.
-template <class F>
-void for_each_prefix(const TypedArray& x, F&& f) {
-  ExactAccumulator acc;
+// make(exact prefix i) for every i, in index order. The prefixes are one
+// exact accumulator read out after each addition; a long array is cut into
+// chunks, one a thread: each chunk's sum first, then each chunk's prefixes
+// from the exact sum of the chunks before it (their accumulators merged:
+// exact, so every prefix is the same number as from one accumulator).
+template <class Out, class Make>
+std::vector<Out> prefixes(const TypedArray& x, Make make) {
+  const std::size_t n = x.size();
+  const unsigned threads =
+      unsigned(std::clamp<std::size_t>(n / kElementsPerThread, 1, std::min(usable_cores(), 64u)));
+  auto begin = [&](unsigned t) { return n * t / threads; };
+  std::vector<ExactAccumulator> before(threads);
+  std::vector<std::vector<Out>> parts(threads);
+  std::vector<std::exception_ptr> errors(threads);
+  auto on_threads = [&](auto&& work) {
+    auto run = [&](unsigned t) {
+      free_mpfr_caches_at_thread_exit();
+      try {
+        work(t);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> workers;
+    for (unsigned t = 1; t < threads; ++t) workers.emplace_back(run, t);
+    run(0);
+    for (auto& w : workers) w.join();
+    for (auto& e : errors)
+      if (e) std::rethrow_exception(e);
+  };
   visit_typed(x, [&](const auto& v) {
-    for (const auto& value : v) {
-      acc.add(to_double(value));  // exact: every input value is a double
-      f(trimmed(acc.value()));
+    if (threads > 1) {
+      // Each chunk's sum, then the sums before each chunk.
+      std::vector<ExactAccumulator> sums(threads);
+      on_threads([&](unsigned t) {
+        for (std::size_t i = begin(t); i < begin(t + 1); ++i) sums[t].add(to_double(v[i]));
+      });
+      for (unsigned t = 1; t < threads; ++t) {
+        before[t] = before[t - 1];
+        before[t].merge(sums[t - 1]);
+      }
     }
+    on_threads([&](unsigned t) {
+      ExactAccumulator acc = before[t];
+      parts[t].reserve(begin(t + 1) - begin(t));
+      for (std::size_t i = begin(t); i < begin(t + 1); ++i) {
+        acc.add(to_double(v[i]));  // exact: every input value is a double
+        parts[t].push_back(make(acc.value()));
+      }
+    });
   });
+  std::vector<Out> out = std::move(parts[0]);
+  out.reserve(n);
+  for (unsigned t = 1; t < threads; ++t) std::move(parts[t].begin(), parts[t].end(), std::back_inserter(out));
+  return out;
 }
 
 }  // namespace
 
 std::vector<Reference> cumsum_reference(const TypedArray& x, OutputFormat out) {
-  std::vector<Reference> r;
-  r.reserve(x.size());
-  for_each_prefix(x, [&](ExactReal prefix) { r.push_back(exact_reference(std::move(prefix), out)); });
-  return r;
+  return prefixes<Reference>(x, [&](ExactReal prefix) { return exact_reference(std::move(prefix), out); });
 }
 
 std::vector<double> cumsum_rounded(const TypedArray& x, OutputFormat out) {
-  std::vector<double> r;
-  r.reserve(x.size());
-  for_each_prefix(x, [&](const ExactReal& prefix) { r.push_back(round_to_format(prefix, out.dtype, out.sat)); });
-  return r;
+  return prefixes<double>(x, [&](const ExactReal& prefix) { return round_to_format(prefix, out.dtype, out.sat); });
 }
 
 }  // namespace ulpscope

@@ -23,15 +23,18 @@ class ExactReal {
     mpfr_init2(x_, mpfr_get_prec(o.x_));
     mpfr_set(x_, o.x_, MPFR_RNDN);
   }
-  ExactReal(ExactReal&& o) noexcept {
-    mpfr_init2(x_, MPFR_PREC_MIN);
-    mpfr_swap(x_, o.x_);
-  }
+  // A move takes the other's number, limbs and all, and leaves it without
+  // one (no limbs: only destroyed or assigned to), so that moving the
+  // references of a long scan allocates nothing (as Boost.Multiprecision's
+  // mpfr_float_backend does).
+  ExactReal(ExactReal&& o) noexcept : x_{o.x_[0]} { o.x_->_mpfr_d = nullptr; }
   ExactReal& operator=(ExactReal o) noexcept {
-    mpfr_swap(x_, o.x_);
+    std::swap(x_[0], o.x_[0]);
     return *this;
   }
-  ~ExactReal() { mpfr_clear(x_); }
+  ~ExactReal() {
+    if (x_->_mpfr_d != nullptr) mpfr_clear(x_);
+  }
 
   mpfr_ptr get() { return x_; }
   mpfr_srcptr get() const { return x_; }

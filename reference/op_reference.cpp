@@ -69,12 +69,11 @@ double widened(const TypedArray& x, std::size_t i) { return x.at(i); }
 }  // namespace
 
 Reference exact_reference(ExactReal exact, OutputFormat out) {
-  Reference r;
-  r.exact = std::move(exact);
-  r.exact_is_exact = true;
-  r.rounded = round_to_format(r.exact, out.dtype, out.sat);
-  r.exact_decimal = exact_decimal(r.exact);
-  return r;
+  // Built around the value (a default Reference would allocate a number of
+  // its own first: a scan makes one Reference an element).
+  const double rounded = round_to_format(exact, out.dtype, out.sat);
+  std::string decimal = exact_decimal(exact);
+  return Reference{std::move(exact), true, rounded, std::move(decimal)};
 }
 
 Reference sum_reference(const TypedArray& x, OutputFormat out) { return exact_reference(exact_sum(x), out); }

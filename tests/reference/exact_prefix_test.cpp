@@ -5,6 +5,7 @@
 // tiny values together, NaN, infinities, signed zeros).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -39,6 +40,10 @@ void expect_prefixes_match_mpfr(const std::vector<T>& values, Dtype out, Saturat
   for (std::size_t i : checked) {
     const ExactReal direct = direct_prefix(terms, i);
     EXPECT_TRUE(same_exact(refs[i].exact, direct)) << "prefix " << i << ": " << refs[i].exact_decimal;
+    // Only the prefix's own bits, from its lowest nonzero one to its highest.
+    if (mpfr_regular_p(direct.get())) {
+      EXPECT_EQ(refs[i].exact.precision(), std::max<mpfr_prec_t>(2, mpfr_min_prec(direct.get()))) << "prefix " << i;
+    }
     const double want = big_round(to_big(direct), out, sat);
     EXPECT_TRUE(same_double(refs[i].rounded, want)) << "prefix " << i << ": " << refs[i].rounded << " vs " << want;
     EXPECT_TRUE(same_double(rounded[i], refs[i].rounded)) << "prefix " << i;
@@ -124,17 +129,43 @@ TEST(ExactPrefix, SignedZeros) {
   EXPECT_FALSE(std::signbit(r[2]) || std::signbit(r[3]));
 }
 
-// 1000003 fp16 values: the one-pass prefixes at sampled indices (the ends,
-// the middle, the odd sizes) against MPFR's sum of each prefix alone.
+// 1000003 fp16 values: the prefixes at sampled indices (the ends, the
+// middle, the odd sizes, where the chunks of two threads meet) against
+// MPFR's sum of each prefix alone.
 TEST(ExactPrefix, LongArrayAtSampledIndices) {
   const auto v = random_values<Fp16>(1000003, 11, Spread::narrow);
-  const std::vector<std::size_t> checked{0, 1, 30, 31, 32, 33, 4095, 4096, 65535, 500001, 999999, 1000002};
+  const std::vector<std::size_t> checked{0,      1,      30,     31,     32,     33,     4095,
+                                         4096,   65535,  65536,  500000, 500001, 999999, 1000002};
   const std::vector<double> terms = widened(v);
   const std::vector<double> rounded = cumsum_rounded(TypedArray(v), OutputFormat{Dtype::fp16});
   ASSERT_EQ(rounded.size(), v.size());
   for (std::size_t i : checked) {
     const double want = big_round(to_big(direct_prefix(terms, i)), Dtype::fp16, Saturation::nosat);
     EXPECT_TRUE(same_double(rounded[i], want)) << "prefix " << i;
+  }
+}
+
+// Long arrays are scanned in chunks on several threads (where the machine
+// has them), each chunk starting from the chunks before it: what those carry
+// besides their sum, a -0 start and a NaN, reaches every later prefix.
+TEST(ExactPrefix, LongArraysCarrySignedZerosAndNaNAcrossChunks) {
+  const std::size_t n = 3 * 65536 + 7;
+  std::vector<float> zeros(n, -0.0f);
+  const std::vector<double> z = cumsum_rounded(TypedArray(zeros), OutputFormat{Dtype::fp32});
+  ASSERT_EQ(z.size(), n);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(z[i] == 0 && std::signbit(z[i])) << "prefix " << i;
+  zeros[n - 1] = 0.0f;
+  EXPECT_FALSE(std::signbit(cumsum_rounded(TypedArray(zeros), OutputFormat{Dtype::fp32}).back()));
+
+  std::vector<float> v(n, 1.0f);
+  v[5] = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<Reference> r = cumsum_reference(TypedArray(v), OutputFormat{Dtype::fp32});
+  ASSERT_EQ(r.size(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(r[i].exact.is_nan(), i >= 5) << "prefix " << i;
+    if (i < 5) {
+      ASSERT_EQ(r[i].rounded, double(i + 1)) << "prefix " << i;
+    }
   }
 }
 
