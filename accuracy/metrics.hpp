@@ -31,6 +31,11 @@ int ulp_exponent(const ExactReal& r, Dtype out);
 // exact value overflows fp16)", "finite result for an infinite reference", ...).
 std::optional<double> ulp_error(double y, const ExactReal& r, Dtype out, std::string* note = nullptr,
                                 Saturation sat = Saturation::nosat);
+// ulp_error always through MPFR, the definition written out; ulp_error
+// takes a path in double arithmetic where that gives the same number (most
+// outputs), and the tests hold the two together.
+std::optional<double> ulp_error_through_mpfr(double y, const ExactReal& r, Dtype out, std::string* note = nullptr,
+                                             Saturation sat = Saturation::nosat);
 
 // The worst of several ULP errors. A missing one (a non-finite mismatch) is
 // worst of all: value becomes nullopt for good and note says where and why.

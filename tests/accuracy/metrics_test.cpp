@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <string>
 
 #include "formats/round_to_dtype.hpp"
@@ -226,6 +229,52 @@ TEST(UlpError, UnderflowToZeroIsCorrectlyRoundedAtEveryFormatsSmallestSubnormal)
       EXPECT_LT(*ulp_error(sign * tiny, r, out), 0.5) << to_string(out);
     }
   }
+}
+
+// ulp_error's path in double arithmetic gives the MPFR definition's number,
+// bit for bit, on the pairs a scan or a sum of narrow values scores (a
+// result near an exact value of at most 53 bits) and on pairs where the path
+// must decline: exponents far apart, quotients below the normal doubles,
+// references past a format's largest value, wider references.
+TEST(UlpError, ThePathInDoubleGivesTheMpfrDefinitionsNumber) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int> exponent(-1100, 1030), near(-60, 60), gap(-80, 80);
+  std::uniform_real_distribution<double> unit(1.0, 2.0);
+  auto random_double = [&](int e) { return std::ldexp(unit(rng), e) * ((rng() & 1) ? -1 : 1); };
+  int compared = 0, defined = 0;
+  for (Dtype out : {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16, Dtype::fp8_e4m3, Dtype::fp8_e5m2}) {
+    for (int i = 0; i < 20000; ++i) {
+      const int e = i % 4 == 0 ? exponent(rng) : near(rng);
+      const double r = random_double(e);
+      // y: r's rounding to the format and a neighbour, a value whose exponent
+      // is up to 80 away, zero, or r itself.
+      double y = 0;
+      switch (i % 5) {
+        case 0: y = round_to_dtype(r, out, Saturation::nosat); break;
+        case 1: y = std::nextafter(round_to_dtype(r, out, Saturation::nosat), 0.0); break;
+        case 2: y = random_double(e + gap(rng)); break;
+        case 3: y = 0; break;
+        default: y = r; break;
+      }
+      ExactReal exact_r = ExactReal::from_double(r);
+      if (i % 7 == 0) mpfr_nextabove(exact_r.get());  // still 53 bits
+      const auto got = ulp_error(y, exact_r, out);
+      const auto want = ulp_error_through_mpfr(y, exact_r, out);
+      ASSERT_EQ(got.has_value(), want.has_value()) << to_string(out) << " y=" << y << " r=" << r;
+      if (want) {
+        ASSERT_EQ(std::bit_cast<std::uint64_t>(*got), std::bit_cast<std::uint64_t>(*want))
+            << to_string(out) << " y=" << y << " r=" << r << ": " << *got << " vs " << *want;
+        ++defined;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 6 * 20000);
+  EXPECT_GT(defined, compared / 2);
+  // A reference of more than 53 bits (a sum of two far-apart values) takes
+  // the MPFR path, and measures what no double difference could.
+  EXPECT_EQ(ulp_error(1.0, exact(1.0, p2(-70)), Dtype::fp32), ulp_error_through_mpfr(1.0, exact(1.0, p2(-70)), Dtype::fp32));
+  EXPECT_GT(*ulp_error(1.0, exact(1.0, p2(-70)), Dtype::fp32), 0.0);
 }
 
 TEST(CorrectlyRounded, ComparesBits) {
