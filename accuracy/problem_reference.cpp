@@ -4,17 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <iterator>
 #include <optional>
-#include <thread>
 #include <stdexcept>
 
 #include "accuracy/error_bound.hpp"
 #include "accuracy/metrics.hpp"
 #include "reference/exact_prefix.hpp"
 #include "reference/exact_sum.hpp"
-#include "reference/mpfr_thread_caches.hpp"
+#include "reference/on_threads.hpp"
 #include "reference/usable_cores.hpp"
 
 namespace ulpscope {
@@ -107,21 +105,9 @@ ProblemReference compute_problem_reference(const ReductionProblem& p, Dtype out_
                                ? std::min(usable_cores(), 64u)
                                : 1u;
   std::vector<Part> parts(threads);
-  std::vector<std::exception_ptr> errors(threads);
-  auto run_part = [&](unsigned t) {
-    free_mpfr_caches_at_thread_exit();
-    try {
-      for (std::int64_t j = lines * t / threads; j < lines * (t + 1) / threads; ++j) line_reference(j, parts[t]);
-    } catch (...) {
-      errors[t] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> workers;
-  for (unsigned t = 1; t < threads; ++t) workers.emplace_back(run_part, t);
-  run_part(0);
-  for (auto& w : workers) w.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  on_threads(threads, [&](unsigned t) {
+    for (std::int64_t j = lines * t / threads; j < lines * (t + 1) / threads; ++j) line_reference(j, parts[t]);
+  });
   for (Part& part : parts) {
     auto join = [](auto& into, auto& from) { std::move(from.begin(), from.end(), std::back_inserter(into)); };
     join(r.outputs, part.outputs);

@@ -1,12 +1,10 @@
 #include "reference/exact_prefix.hpp"
 
 #include <algorithm>
-#include <exception>
 #include <iterator>
-#include <thread>
 
 #include "reference/exact_accumulator.hpp"
-#include "reference/mpfr_thread_caches.hpp"
+#include "reference/on_threads.hpp"
 #include "reference/round_to_format.hpp"
 #include "reference/usable_cores.hpp"
 
@@ -29,28 +27,11 @@ std::vector<Out> prefixes(const TypedArray& x, Make make) {
   auto begin = [&](unsigned t) { return n * t / threads; };
   std::vector<ExactAccumulator> before(threads);
   std::vector<std::vector<Out>> parts(threads);
-  std::vector<std::exception_ptr> errors(threads);
-  auto on_threads = [&](auto&& work) {
-    auto run = [&](unsigned t) {
-      free_mpfr_caches_at_thread_exit();
-      try {
-        work(t);
-      } catch (...) {
-        errors[t] = std::current_exception();
-      }
-    };
-    std::vector<std::thread> workers;
-    for (unsigned t = 1; t < threads; ++t) workers.emplace_back(run, t);
-    run(0);
-    for (auto& w : workers) w.join();
-    for (auto& e : errors)
-      if (e) std::rethrow_exception(e);
-  };
   visit_typed(x, [&](const auto& v) {
     if (threads > 1) {
       // Each chunk's sum, then the sums before each chunk.
       std::vector<ExactAccumulator> sums(threads);
-      on_threads([&](unsigned t) {
+      on_threads(threads, [&](unsigned t) {
         for (std::size_t i = begin(t); i < begin(t + 1); ++i) sums[t].add(to_double(v[i]));
       });
       for (unsigned t = 1; t < threads; ++t) {
@@ -58,7 +39,7 @@ std::vector<Out> prefixes(const TypedArray& x, Make make) {
         before[t].merge(sums[t - 1]);
       }
     }
-    on_threads([&](unsigned t) {
+    on_threads(threads, [&](unsigned t) {
       ExactAccumulator acc = before[t];
       parts[t].reserve(begin(t + 1) - begin(t));
       for (std::size_t i = begin(t); i < begin(t + 1); ++i) {
