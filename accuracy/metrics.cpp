@@ -98,12 +98,12 @@ namespace {
 
 // ulp_error's value in double arithmetic where it is the same number as
 // through MPFR; nullopt where it may not be. r must be exactly a double rd
-// (at most 53 bits, none below the least subnormal), y and rd be finite, and |rd| not past out's largest
-// finite value (no overflow rule applies). Their exponents at most 64 apart
-// put the exact y - rd within 118 bits, so abs_difference's 128 bits round
-// nothing and MPFR's result is RN(|y - rd| / 2^e) = RN(|y - rd|) * 2^-e: the
-// IEEE subtraction's, scaled exactly while the quotient is a normal double
-// (or an exact zero).
+// (at most 53 bits, none below the least subnormal), y and rd finite, and
+// |rd| not past out's largest finite value (no overflow rule applies).
+// Their exponents at most 64 apart put the exact y - rd within 118 bits, so
+// abs_difference's 128 bits round nothing and MPFR's result is
+// RN(|y - rd| / 2^e) = RN(|y - rd|) * 2^-e: the IEEE subtraction's, scaled
+// exactly while the quotient is a normal double (or an exact zero).
 std::optional<double> ulp_error_in_double(double y, const ExactReal& r, Dtype out) {
   if (!std::isfinite(y) || !mpfr_number_p(r.get())) return std::nullopt;
   if (!r.is_zero() && mpfr_min_prec(r.get()) > 53) return std::nullopt;
