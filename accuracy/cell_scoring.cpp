@@ -112,7 +112,7 @@ void score(Cell& c, const KernelUnderTest& kut, Dtype out_dtype, const Reduction
   if (!res.values.empty()) {
     const Reference& r = ref.outputs[worst];
     c.reference_rounded = hex_float(r.rounded);
-    c.reference_exact = r.exact_decimal;
+    c.reference_exact = decimal_of(r);
     c.result = hex_float(res.values[worst]);
     c.ulp_error = worst_ulps;
     c.error_note = worst_note;

@@ -60,7 +60,7 @@ UserValueCheck check_user_value(std::string label, std::string given, Op op, Dty
   c.op = std::string(to_string(op));
   c.out_dtype = std::string(to_string(out));
   c.reference_rounded = hex_float(reference.rounded);
-  c.reference_exact = reference.exact_decimal;
+  c.reference_exact = decimal_of(reference);
   c.ulp_error = ulp_error(value, reference.exact, out, &c.error_note, sat);
   c.correctly_rounded = correctly_rounded(value, reference.rounded);
   return c;

@@ -57,7 +57,12 @@ std::vector<Out> prefixes(const TypedArray& x, Make make) {
 }  // namespace
 
 std::vector<Reference> cumsum_reference(const TypedArray& x, OutputFormat out) {
-  return prefixes<Reference>(x, [&](ExactReal prefix) { return exact_reference(std::move(prefix), out); });
+  // No decimal strings: one an element would cost more than the prefix
+  // itself (decimal_of writes the one a cell reports).
+  return prefixes<Reference>(x, [&](ExactReal prefix) {
+    const double rounded = round_to_format(prefix, out.dtype, out.sat);
+    return Reference{std::move(prefix), true, rounded, {}};
+  });
 }
 
 std::vector<double> cumsum_rounded(const TypedArray& x, OutputFormat out) {

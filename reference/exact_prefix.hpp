@@ -14,7 +14,8 @@
 
 namespace ulpscope {
 
-// One Reference per element of x (its exact prefix, rounded, and its decimal).
+// One Reference per element of x: its exact prefix and its rounding (the
+// decimal left to decimal_of).
 std::vector<Reference> cumsum_reference(const TypedArray& x, OutputFormat out);
 
 // RN_out of every prefix alone (no decimal strings): the same bits as

@@ -68,6 +68,10 @@ double widened(const TypedArray& x, std::size_t i) { return x.at(i); }
 
 }  // namespace
 
+std::string decimal_of(const Reference& r) {
+  return r.exact_decimal.empty() ? exact_decimal(r.exact, r.exact_is_exact) : r.exact_decimal;
+}
+
 Reference exact_reference(ExactReal exact, OutputFormat out) {
   // Built around the value (a default Reference would allocate a number of
   // its own first: a scan makes one Reference an element).

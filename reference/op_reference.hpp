@@ -39,9 +39,15 @@ struct Reference {
   ExactReal exact;
   bool exact_is_exact = true;
   double rounded = 0;         // RN_out(exact), NaN and Inf as IEEE
-  std::string exact_decimal;  // docs/spec.md: >= 40 significant digits, or exact when shorter
+  // docs/spec.md: >= 40 significant digits, or exact when shorter. Empty in
+  // a scan's references (one an element, of which a cell reports one):
+  // decimal_of writes it when it is asked for.
+  std::string exact_decimal;
   mpfr_prec_t working_precision = 0;  // Ziv's last precision; 0 when no rounding was needed
 };
+
+// r.exact_decimal, or the exact value's decimal where it was left empty.
+std::string decimal_of(const Reference& r);
 
 // Where the reference is rounded to.
 struct OutputFormat {

@@ -115,7 +115,7 @@ void bind_reference(py::module_& m) {
                              "RN_out(exact) as a Python float (NaN and infinities as IEEE)")
       .def_property_readonly("hex", [](const PyReference& p) { return hex_float(p.r.rounded); },
                              "rounded as a hex-float, as the report writes it")
-      .def_property_readonly("exact", [](const PyReference& p) { return p.r.exact_decimal; },
+      .def_property_readonly("exact", [](const PyReference& p) { return decimal_of(p.r); },
                              "the exact value as a decimal string: 40 correctly rounded significant digits, or all of them when "
                              "fewer")
       .def_property_readonly(
@@ -163,7 +163,7 @@ void bind_reference(py::module_& m) {
       .def("__float__", [](const PyReference& p) { return p.r.rounded; })
       .def("__repr__", [](const PyReference& p) {
         return fmt::format("Reference(rounded={} ({}), exact={}{}, out_dtype={})", hex_float(p.r.rounded),
-                           fmt::format("{:.17g}", p.r.rounded), p.r.exact_decimal,
+                           fmt::format("{:.17g}", p.r.rounded), decimal_of(p.r),
                            p.r.exact_is_exact ? "" : "...", to_string(p.out));
       });
 

@@ -93,7 +93,7 @@ int check(const DistributionSpec& dist, Dtype in, std::int64_t rows, std::int64_
       for (std::size_t i = 0; i < count && i < ref.outputs.size(); ++i)
         EXPECT_TRUE(same_bits(got[i], ref.outputs[i].rounded))
             << std::hexfloat << "got " << got[i] << ", correctly rounded " << ref.outputs[i].rounded << " (exact "
-            << ref.outputs[i].exact_decimal << ") at " << ref.component_name(i);
+            << decimal_of(ref.outputs[i]) << ") at " << ref.component_name(i);
       ++compared;
       if (::testing::Test::HasFailure()) return compared;
     }

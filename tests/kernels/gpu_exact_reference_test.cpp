@@ -70,7 +70,7 @@ int check_input(GpuBackend* g, const DistributionSpec& dist, Dtype in, const Lay
       for (std::size_t i = 0; i < got.values.size(); ++i)
         EXPECT_TRUE(same_bits(got.values[i], ref.outputs[i].rounded))
             << std::hexfloat << "gpu " << got.values[i] << ", correctly rounded " << ref.outputs[i].rounded
-            << " (exact " << ref.outputs[i].exact_decimal << ") at " << ref.component_name(i);
+            << " (exact " << decimal_of(ref.outputs[i]) << ") at " << ref.component_name(i);
       ++compared;
       if (::testing::Test::HasFailure()) return compared;
     }

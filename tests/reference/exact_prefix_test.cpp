@@ -13,6 +13,7 @@
 
 #include "formats/binary_format.hpp"
 #include "reference/exact_prefix.hpp"
+#include "reference/round_to_format.hpp"
 #include "reference_test_support.hpp"
 
 namespace ulpscope::testing {
@@ -39,7 +40,10 @@ void expect_prefixes_match_mpfr(const std::vector<T>& values, Dtype out, Saturat
   ASSERT_EQ(rounded.size(), values.size());
   for (std::size_t i : checked) {
     const ExactReal direct = direct_prefix(terms, i);
-    EXPECT_TRUE(same_exact(refs[i].exact, direct)) << "prefix " << i << ": " << refs[i].exact_decimal;
+    EXPECT_TRUE(same_exact(refs[i].exact, direct)) << "prefix " << i << ": " << decimal_of(refs[i]);
+    // The decimal a cell reports, written when asked, of the same number.
+    EXPECT_TRUE(refs[i].exact_decimal.empty()) << "prefix " << i;
+    EXPECT_EQ(decimal_of(refs[i]), exact_decimal(direct)) << "prefix " << i;
     // Only the prefix's own bits, from its lowest nonzero one to its highest.
     if (mpfr_regular_p(direct.get())) {
       EXPECT_EQ(refs[i].exact.precision(), std::max<mpfr_prec_t>(2, mpfr_min_prec(direct.get()))) << "prefix " << i;
