@@ -273,7 +273,7 @@ TEST(UlpError, ThePathInDoubleGivesTheMpfrDefinitionsNumber) {
   EXPECT_GT(defined, compared / 2);
   // A reference of more than 53 bits (a sum of two far-apart values) takes
   // the MPFR path, and measures what no double difference could.
-  const ExactReal wide = exact(1.0, p2(-70));
+  const ExactReal wide = exact(1.0, std::ldexp(1.0, -70));
   EXPECT_EQ(ulp_error(1.0, wide, Dtype::fp32), ulp_error_through_mpfr(1.0, wide, Dtype::fp32));
   EXPECT_GT(*ulp_error(1.0, wide, Dtype::fp32), 0.0);
 }
