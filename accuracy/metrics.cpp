@@ -106,10 +106,8 @@ namespace {
 // exactly while the quotient is a normal double (or an exact zero).
 std::optional<double> ulp_error_in_double(double y, const ExactReal& r, Dtype out) {
   if (!std::isfinite(y) || !mpfr_number_p(r.get())) return std::nullopt;
-  if (!r.is_zero() && mpfr_min_prec(r.get()) > 53) return std::nullopt;
-  // 53 bits are a double's only above its subnormals.
   const double rd = r.to_double();
-  if (mpfr_cmp_d(r.get(), rd) != 0) return std::nullopt;
+  if (mpfr_cmp_d(r.get(), rd) != 0) return std::nullopt;  // r is not a double
   if (!(std::abs(rd) <= format_info(out).max_finite)) return std::nullopt;
   if (y != 0 && rd != 0 && std::abs(std::ilogb(y) - std::ilogb(rd)) > 64) return std::nullopt;
   const double difference = std::abs(y - rd);

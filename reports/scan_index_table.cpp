@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -25,13 +24,13 @@ std::optional<double> last_tenth(const Cell& c) { return c.scan->mean_ulp_by_dec
 
 // The cell of the kernel whose last tenth is worst; the first with a profile
 // when no last tenth is defined.
-const Cell* worst_at_the_end(const Verdict& v, const std::vector<const Cell*>& cells) {
+const Cell* worst_at_the_end(const Verdict& v, const std::vector<Cell>& cells) {
   const Cell* pick = nullptr;
-  for (const Cell* c : cells) {
-    if (!same_kernel(v, *c)) continue;
-    if (pick == nullptr) pick = c;
-    const auto here = last_tenth(*c), best = last_tenth(*pick);
-    if (here && (!best || *here > *best)) pick = c;
+  for (const Cell& c : cells) {
+    if (!same_kernel(v, c)) continue;
+    if (pick == nullptr) pick = &c;
+    const auto here = last_tenth(c), best = last_tenth(*pick);
+    if (here && (!best || *here > *best)) pick = &c;
   }
   return pick;
 }
@@ -42,12 +41,6 @@ std::optional<double> growth(const ScanProfile& s) {
   const auto first = s.mean_ulp_by_decile[0], last = s.mean_ulp_by_decile[kIndexDeciles - 1];
   if (!first || !last || *first == 0) return std::nullopt;
   return *last / *first;
-}
-
-// "2^16" for powers of two from 1024 up, else the number.
-std::string line_length_text(std::int64_t n) {
-  if (n >= 1024 && (n & (n - 1)) == 0) return fmt::format("2^{}", std::countr_zero(std::uint64_t(n)));
-  return fmt::to_string(n);
 }
 
 }  // namespace
@@ -76,8 +69,6 @@ std::string scan_index_text(const std::vector<Cell>& cells) {
   for (const Cell& c : cells)
     if (c.scan) scans.push_back(c);
   if (scans.empty()) return {};
-  std::vector<const Cell*> pointers;
-  for (const Cell& c : scans) pointers.push_back(&c);
 
   std::vector<std::string> headings = {"acc", "shape", "dist", "n"};
   std::vector<bool> right = {false, false, false, true};
@@ -101,7 +92,7 @@ std::string scan_index_text(const std::vector<Cell>& cells) {
   };
   std::vector<Line> lines;
   for (const Verdict& v : verdicts(scans)) {
-    const Cell* c = worst_at_the_end(v, pointers);
+    const Cell* c = worst_at_the_end(v, scans);
     if (c == nullptr) continue;
     Line line{fmt::format("{} | {}", v.op, verdict_format_text(v)), c->scan->line_length,
               {v.accumulator, v.shape, c->distribution, ""}};
@@ -118,9 +109,9 @@ std::string scan_index_text(const std::vector<Cell>& cells) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<std::vector<std::string>>> groups;
   for (Line& line : lines) {
-    if (!one_length) line.row[3] = line_length_text(line.length);
+    if (!one_length) line.row[3] = size_text(line.length);
     table.measure(line.row);
-    if (one_length) line.heading += fmt::format(", lines of {}", line_length_text(line.length));
+    if (one_length) line.heading += fmt::format(", lines of {}", size_text(line.length));
     auto [it, fresh] = groups.try_emplace(line.heading);
     if (fresh) order.push_back(line.heading);
     it->second.push_back(std::move(line.row));

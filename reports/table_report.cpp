@@ -77,17 +77,6 @@ std::array<std::string, kColumns> row_of(const Cell& c) {
           c.status};
 }
 
-
-// 2^26 for powers of two from 1024 up, else the number.
-std::string size_text(std::int64_t n) {
-  if (n >= 1024 && (n & (n - 1)) == 0) {
-    int k = 0;
-    while ((std::int64_t(1) << k) < n) ++k;
-    return fmt::format("2^{}", k);
-  }
-  return fmt::to_string(n);
-}
-
 // Groups (a heading and its items) in order of first appearance.
 template <class T>
 struct Grouped {
@@ -275,7 +264,6 @@ TableStyle table_style_for_fd(int fd) {
   const char* no_color = std::getenv("NO_COLOR");
   return {::isatty(fd) == 1 && (no_color == nullptr || *no_color == '\0')};
 }
-
 
 void write_table(const Report& report, std::ostream& out, const TableStyle& style) {
   const auto& h = report.header;

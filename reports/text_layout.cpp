@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace ulpscope {
 
 std::string joined_within_width(const std::vector<std::string>& fields) {
@@ -16,6 +18,15 @@ std::string joined_within_width(const std::vector<std::string>& fields) {
     line += f;
   }
   return out + line + '\n';
+}
+
+std::string size_text(std::int64_t n) {
+  if (n >= 1024 && (n & (n - 1)) == 0) {
+    int k = 0;
+    while ((std::int64_t(1) << k) < n) ++k;
+    return fmt::format("2^{}", k);
+  }
+  return fmt::to_string(n);
 }
 
 std::string wrapped(const std::string& text, std::size_t indent) {

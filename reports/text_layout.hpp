@@ -4,6 +4,7 @@
 // it prints).
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,10 @@ inline constexpr std::size_t kTextWidth = 120;
 
 // Fields joined by " | ", starting a new line where the next would pass kTextWidth.
 std::string joined_within_width(const std::vector<std::string>& fields);
+
+// A size as the reports print it: "2^26" for powers of two from 1024 up,
+// else the number.
+std::string size_text(std::int64_t n);
 
 // Words wrapped at kTextWidth, the first line indented as text is, the others
 // by `indent` spaces.
