@@ -9,7 +9,9 @@
 // against its two-pass ceiling of 2/3; and a check that the exact scans of
 // lookback and reduce_then_scan give the same bits over the whole array (of
 // varied values: every binade, both signs).
-//   scan_bench [--n 268435456] [--reps 20] [--warmup 5] [--json FILE]
+//   scan_bench [--n 268435456] [--reps 20] [--warmup 5] [--shapes warp,block,...] [--json FILE]
+// --shapes times only those shapes (default: all four); a floor whose shape
+// is left out is listed as not timed.
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
@@ -170,6 +172,20 @@ struct Scanner {
   }
 };
 
+// A comma-separated list of scan shapes with kernels; throws on any other name.
+std::vector<Shape> scan_shapes(const std::string& list) {
+  std::vector<Shape> out;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    const auto shape = parse_in(kScanShapeNames, std::string_view(list).substr(at, comma - at));
+    if (!shape) throw std::invalid_argument(list);
+    out.push_back(*shape);
+    at = comma + 1;
+  }
+  return out;
+}
+
 const char* verdict(double fraction, double floor) { return fraction >= floor ? "met" : "NOT met"; }
 
 }  // namespace
@@ -178,6 +194,7 @@ int main(int argc, char** argv) {
   std::int64_t n = std::int64_t(1) << 28;
   int reps = 20, warmup = 5;
   std::string json_path;
+  std::vector<Shape> shapes = {Shape::warp, Shape::block, Shape::reduce_then_scan, Shape::lookback};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -192,9 +209,10 @@ int main(int argc, char** argv) {
       else if (a == "--reps") reps = std::stoi(next());
       else if (a == "--warmup") warmup = std::stoi(next());
       else if (a == "--json") json_path = next();
+      else if (a == "--shapes") shapes = scan_shapes(next());
       else throw std::invalid_argument(a);
     } catch (const std::exception&) {
-      std::fprintf(stderr, "scan_bench: bad argument %s (usage: --n N --reps R --warmup W --json FILE)\n", a.c_str());
+      std::fprintf(stderr, "scan_bench: bad argument %s (usage: --n N --reps R --warmup W --shapes LIST --json FILE)\n", a.c_str());
       return 2;
     }
   }
@@ -232,7 +250,7 @@ int main(int argc, char** argv) {
 
     Scanner scanner{x, n};
     std::vector<Row> rows;
-    for (Shape shape : {Shape::warp, Shape::block, Shape::reduce_then_scan, Shape::lookback})
+    for (Shape shape : shapes)
       for (Accumulator acc :
            {Accumulator::naive, Accumulator::fp32, Accumulator::fp64, Accumulator::kahan, Accumulator::exact})
         for (Dtype in : {Dtype::fp32, Dtype::fp16, Dtype::bf16, Dtype::fp8_e4m3, Dtype::fp8_e5m2}) {

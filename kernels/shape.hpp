@@ -30,7 +30,7 @@ enum class Shape : std::uint8_t {
   warp,              // one block walks the tiles; Kogge-Stone warp shuffles, then across warps
   block,             // one block walks the tiles; Brent-Kung (work-efficient) in shared memory
   reduce_then_scan,  // three phases: block sums, a scan of them, a rescan with the carry
-  lookback,          // single pass, decoupled look-back over a fixed window of 32 tiles
+  lookback,          // single pass, decoupled look-back over a fixed window of 512 tiles
 };
 
 inline constexpr NameTable<Shape, 5> kShapeNames = {{{Shape::serial, "serial"},

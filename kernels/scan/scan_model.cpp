@@ -169,18 +169,10 @@ void scan_line(const KernelSpec& spec, const LaunchConfig& cfg, const float* x, 
   }
 }
 
-template <class F>
-void scan_lines(const KernelSpec& spec, const ReductionProblem& p, const LaunchConfig& cfg, const float* x,
-                ReductionResult& r) {
-  const std::int64_t lines = p.axis == Axis::all ? 1 : p.rows;
-  const std::int64_t length = p.axis == Axis::all ? p.rows * p.cols : p.cols;
-  auto each = [&](auto tag) {
-    using R = typename decltype(tag)::type;
-    for (std::int64_t line = 0; line < lines; ++line) {
-      const LineOut out{r.values.data() + line * length, r.unrounded.data() + line * length, spec.out, spec.sat};
-      scan_line<R>(spec, cfg, x + line * length, length, out);
-    }
-  };
+// R, the scan's accumulator for spec on inputs of format F, the kernels' own
+// (scan_formats.cuh), passed to each as std::type_identity<R>.
+template <class F, class Each>
+void with_scan_accumulator(const KernelSpec& spec, Each&& each) {
   if (spec.acc == Accumulator::exact) {
     // The kernel's own integer: fp16 into fp16, fp8 into fp32 (fixed_point_sum.hpp);
     // bf16 into bf16, fp32 into fp32 (wide_fixed_point_sum.hpp).
@@ -196,6 +188,43 @@ void scan_lines(const KernelSpec& spec, const ReductionProblem& p, const LaunchC
     case Accumulator::kahan: each(std::type_identity<KahanSum>{}); return;
     default: throw std::invalid_argument("no running scan for this accumulator");
   }
+}
+
+// The input format of `in` passed to each as std::type_identity<F>.
+template <class Each>
+void with_input_format(Dtype in, Each&& each) {
+  switch (in) {
+    case Dtype::fp32: each(std::type_identity<Fp32Format>{}); return;
+    case Dtype::fp16: each(std::type_identity<Fp16Format>{}); return;
+    case Dtype::bf16: each(std::type_identity<Bf16Format>{}); return;
+    case Dtype::fp8_e4m3: each(std::type_identity<Fp8E4M3Format>{}); return;
+    case Dtype::fp8_e5m2: each(std::type_identity<Fp8E5M2Format>{}); return;
+    default: throw std::invalid_argument("not an input format");
+  }
+}
+
+template <class F>
+void scan_lines(const KernelSpec& spec, const ReductionProblem& p, const LaunchConfig& cfg, const float* x,
+                ReductionResult& r) {
+  const std::int64_t lines = p.axis == Axis::all ? 1 : p.rows;
+  const std::int64_t length = p.axis == Axis::all ? p.rows * p.cols : p.cols;
+  with_scan_accumulator<F>(spec, [&](auto tag) {
+    using R = typename decltype(tag)::type;
+    for (std::int64_t line = 0; line < lines; ++line) {
+      const LineOut out{r.values.data() + line * length, r.unrounded.data() + line * length, spec.out, spec.sat};
+      scan_line<R>(spec, cfg, x + line * length, length, out);
+    }
+  });
+}
+
+// The bytes of the partial a tile publishes in the look-back.
+int partial_bytes(const KernelSpec& spec) {
+  int bytes = 0;
+  with_input_format(spec.in, [&](auto format) {
+    using F = typename decltype(format)::type;
+    with_scan_accumulator<F>(spec, [&](auto tag) { bytes = int(sizeof(typename decltype(tag)::type::Partial)); });
+  });
+  return bytes;
 }
 
 std::vector<float> widened(const TypedArray& a) {
@@ -239,11 +268,14 @@ std::optional<std::string> bad_config(const LaunchConfig& c) {
 
 std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t length, int sm_count) {
   if (spec.shape == Shape::serial) return {LaunchConfig{1, 1}};
-  // The grid shapes take the largest tile first (the fewest tiles: the
-  // shortest chain of look-back windows); the chained shapes 256 threads.
-  const bool grid = spec.shape == Shape::reduce_then_scan || spec.shape == Shape::lookback;
-  const int chained_threads[] = {256, 128, 512, 64}, grid_threads[] = {512, 256, 128, 64};
-  const int* threads = grid ? grid_threads : chained_threads;
+  // The default first: 512 threads for reduce_then_scan (the largest tile,
+  // the fewest block sums), ScanPolicy::lookback_threads for lookback (by
+  // how its tiles publish their partials), 256 for the chained shapes.
+  const int default_threads = spec.shape == Shape::reduce_then_scan ? 512
+                              : spec.shape == Shape::lookback   ? ScanPolicy::lookback_threads(partial_bytes(spec))
+                                                                : 256;
+  const int from_256[] = {256, 128, 512, 64}, from_512[] = {512, 256, 128, 64};
+  const int* threads = default_threads == 512 ? from_512 : from_256;
   // reduce_then_scan: 1024 threads on each of the device's SMs (2 blocks of
   // 512, 4 of 256, 8 of 128), then many more blocks of 64.
   const std::int64_t sms = std::max(sm_count, 1);
@@ -285,14 +317,7 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& p, con
   const std::vector<float> own = p.x_float != nullptr && p.x_float->size() == p.x->size() ? std::vector<float>{}
                                                                                           : widened(*p.x);
   const float* x = own.empty() && n > 0 ? p.x_float->data() : own.data();
-  switch (spec.in) {
-    case Dtype::fp32: scan_lines<Fp32Format>(spec, p, cfg, x, r); break;
-    case Dtype::fp16: scan_lines<Fp16Format>(spec, p, cfg, x, r); break;
-    case Dtype::bf16: scan_lines<Bf16Format>(spec, p, cfg, x, r); break;
-    case Dtype::fp8_e4m3: scan_lines<Fp8E4M3Format>(spec, p, cfg, x, r); break;
-    case Dtype::fp8_e5m2: scan_lines<Fp8E5M2Format>(spec, p, cfg, x, r); break;
-    default: throw std::invalid_argument("not an input format");
-  }
+  with_input_format(spec.in, [&](auto format) { scan_lines<typename decltype(format)::type>(spec, p, cfg, x, r); });
   if (spec.acc == Accumulator::exact) r.unrounded.clear();  // nothing before the one rounding
   return r;
 }

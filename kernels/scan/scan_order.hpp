@@ -32,8 +32,20 @@ namespace ulpscope::scan {
 // global-memory round trip each). The kernel loads the whole window at once
 // (thread t the slots t, t + T, ...) into shared memory and warp 0 folds it
 // there.
+//
+// The look-back publishes a partial of up to 16 bytes (every accumulator's
+// but the exact scan's of bf16 and fp32) word by word beside a status, one
+// round trip a slot (scan_launch.cuh, TileStatus), else beside a flag read
+// before it. The default lookback launch takes 256 threads where the
+// partials are packed so (four blocks an SM, whose waits on their windows
+// overlap), 512 for the wide exact partial, whose window
+// loads and folds cost more a tile (docs/perf-h100.md, "Scans: packed
+// look-back slots").
 struct ScanPolicy {
   ULPSCOPE_HD static constexpr int items_per_thread(int element_bytes) { return element_bytes == 2 ? 32 : 16; }
+  ULPSCOPE_HD static constexpr bool packs_status(int partial_bytes) { return partial_bytes <= kMaxPackedBytes; }
+  static constexpr int lookback_threads(int partial_bytes) { return packs_status(partial_bytes) ? 256 : 512; }
+  static constexpr int kMaxPackedBytes = 16;
   static constexpr int kMaxItemsPerThread = 32;
   static constexpr int kWindowSlotsPerLane = 16;
   static constexpr int kWarpSize = 32;

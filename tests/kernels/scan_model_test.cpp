@@ -236,6 +236,32 @@ TEST(ScanModel, SerialNaiveIsTheRunningValueInTheInputFormat) {
   EXPECT_LT(r.values.back(), 2100.0);  // stuck near 2048, where the fp16 ulp is 2
 }
 
+// lookback's default launch follows how its tiles publish their partials
+// (ScanPolicy::lookback_threads): 256 threads where every partial fits the
+// packed status words, 512 for the exact scan's wide integer of bf16 and
+// fp32; every launch list still moves T through 512, 256, 128 and 64.
+TEST(ScanModel, LookbackDefaultFollowsHowItsPartialsArePublished) {
+  const std::int64_t n = std::int64_t(1) << 24;
+  for (Accumulator acc : {Accumulator::naive, Accumulator::fp32, Accumulator::fp64, Accumulator::kahan,
+                          Accumulator::exact})
+    for (Dtype in : {Dtype::fp32, Dtype::fp16, Dtype::bf16, Dtype::fp8_e4m3, Dtype::fp8_e5m2}) {
+      const KernelSpec spec{Op::cumsum, in, default_out_dtype(in), acc, Shape::lookback};
+      SCOPED_TRACE(::testing::Message() << to_string(acc) << " " << to_string(in));
+      const bool wide = acc == Accumulator::exact && (in == Dtype::bf16 || in == Dtype::fp32);
+      const std::vector<LaunchConfig> c = launch_configs(spec, n);
+      ASSERT_EQ(c.size(), 4u);
+      EXPECT_EQ(c[0].threads, wide ? 512 : 256);
+      std::vector<int> threads;
+      for (const LaunchConfig& cfg : c) {
+        threads.push_back(cfg.threads);
+        const std::int64_t tile = std::int64_t(cfg.threads) * (format_info(in).bits == 16 ? 32 : 16);
+        EXPECT_EQ(cfg.blocks, (n + tile - 1) / tile);  // one block a tile
+      }
+      std::sort(threads.begin(), threads.end());
+      EXPECT_EQ(threads, (std::vector<int>{64, 128, 256, 512}));
+    }
+}
+
 TEST(ScanModel, UnsupportedCombinationsSayWhy) {
   const KernelSpec tree{Op::cumsum, Dtype::fp16, Dtype::fp16, Accumulator::fp32, Shape::tree};
   EXPECT_NE(unsupported(tree, Axis::all).value_or("").find("does not scan"), std::string::npos);
