@@ -27,6 +27,10 @@ struct KernelUnderTest {
   bool on_gpu = false;                // runs on the GPU, one cell at a time
   bool reads_host_problem = false;    // on the GPU, but given the host's arrays (run's problem)
   std::function<ReductionResult(const ReductionProblem&, const LaunchConfig&, std::uint64_t run)> run;
+  // run() into a result whose arrays are reused from run to run, for the
+  // runs kept only as digests (every launch after the first, every repeated
+  // run): the CPU models. Empty: run() each time.
+  std::function<void(const ReductionProblem&, const LaunchConfig&, std::uint64_t run, ReductionResult& into)> run_into;
   // The GPU's built-in kernels: a run digested on the device, bringing back
   // only the listed rows' outputs (all with nullptr); a permuted norm's
   // outputs are digested where they go back to (GpuBackend::run_digested).

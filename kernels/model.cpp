@@ -15,8 +15,10 @@ namespace ulpscope {
 
 int vector_width(Dtype d) { return kVectorBytes / (format_info(d).bits / 8); }
 
-ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config,
-                          std::uint64_t order_seed) {
+namespace {
+
+// Throws std::invalid_argument where the model cannot run the problem.
+void check_model_problem(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config) {
   if (auto why = unsupported(spec, problem.axis)) throw std::invalid_argument(*why);
   if (spec.op != problem.op) throw std::invalid_argument("the spec's op differs from the problem's");
   if (!problem.x || problem.x->dtype() != spec.in)
@@ -32,6 +34,10 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& proble
   if (spec.shape != Shape::serial &&
       (config.threads < 32 || config.threads > 1024 || config.threads % 32 != 0 || config.blocks < 1))
     throw std::invalid_argument("a launch needs 32..1024 threads (a multiple of 32) and at least one block");
+}
+
+ReductionResult checked_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config,
+                              std::uint64_t order_seed) {
   if (is_gallery(spec.shape)) return gallery::run_model(spec, problem, config, order_seed);
   if (is_scan(spec.op)) return scan::run_model(spec, problem, config);
   switch (spec.in) {
@@ -42,6 +48,21 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& proble
     case Dtype::fp8_e5m2: return model::run_model_fp8_e5m2(spec, problem, config, order_seed);
     default: throw std::invalid_argument("not an input format");
   }
+}
+
+}  // namespace
+
+ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config,
+                          std::uint64_t order_seed) {
+  check_model_problem(spec, problem, config);
+  return checked_model(spec, problem, config, order_seed);
+}
+
+void run_model_into(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config,
+                    std::uint64_t order_seed, ReductionResult& into) {
+  check_model_problem(spec, problem, config);
+  if (is_scan(spec.op) && !is_gallery(spec.shape)) scan::run_model_into(spec, problem, config, into);
+  else into = checked_model(spec, problem, config, order_seed);
 }
 
 ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config) {

@@ -21,6 +21,12 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& proble
 // order drawn from order_seed (other shapes ignore the seed).
 ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config,
                           std::uint64_t order_seed);
+// The same outputs into `into`. A scan's model writes into its arrays, which
+// keep their memory where it is large enough (a caller that runs every
+// launch of one problem and keeps only the digests reuses one result); the
+// others replace it.
+void run_model_into(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config,
+                    std::uint64_t order_seed, ReductionResult& into);
 
 // Whether the GPU kernel's bits must equal the model's (false for atomic,
 // whose model gives one order of many).

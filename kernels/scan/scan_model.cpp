@@ -293,24 +293,32 @@ std::vector<LaunchConfig> launch_configs(const KernelSpec& spec, std::int64_t le
 }
 
 ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& p, const LaunchConfig& cfg) {
+  ReductionResult r;
+  run_model_into(spec, p, cfg, r);
+  return r;
+}
+
+void run_model_into(const KernelSpec& spec, const ReductionProblem& p, const LaunchConfig& cfg, ReductionResult& r) {
   if (auto why = unsupported(spec, p.axis)) throw std::invalid_argument(*why);
   if (spec.shape == Shape::cub) throw std::invalid_argument("cub is NVIDIA's scan: no CPU model");
   if (spec.shape != Shape::serial)
     if (auto why = bad_config(cfg)) throw std::invalid_argument(*why);
   const std::int64_t n = p.rows * p.cols;
-  ReductionResult r;
+  r.unrounded.clear();
+  r.statistics.clear();
   if (spec.acc == Accumulator::exact && !has_fixed_point_scan(spec)) {
     // Every prefix correctly rounded: the same bits on every shape and launch.
     const OutputFormat out{spec.out, spec.sat};
     if (p.axis == Axis::all) {
       r.values = cumsum_rounded(*p.x, out);
     } else {
+      r.values.clear();
       for (std::int64_t row = 0; row < p.rows; ++row) {
         const std::vector<double> v = cumsum_rounded(line_of(*p.x, p.rows, p.cols, Along::inner, row), out);
         r.values.insert(r.values.end(), v.begin(), v.end());
       }
     }
-    return r;
+    return;
   }
   r.values.assign(std::size_t(n), 0.0);
   r.unrounded.assign(std::size_t(n), 0.0);
@@ -319,7 +327,6 @@ ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& p, con
   const float* x = own.empty() && n > 0 ? p.x_float->data() : own.data();
   with_input_format(spec.in, [&](auto format) { scan_lines<typename decltype(format)::type>(spec, p, cfg, x, r); });
   if (spec.acc == Accumulator::exact) r.unrounded.clear();  // nothing before the one rounding
-  return r;
 }
 
 }  // namespace ulpscope::scan

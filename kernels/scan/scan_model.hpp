@@ -44,5 +44,9 @@ bool has_fixed_point_scan(const KernelSpec& spec);
 // `unrounded` holds the running value before its rounding to out_dtype.
 // Throws std::invalid_argument on an unsupported spec or a bad config.
 ReductionResult run_model(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config);
+// The same outputs into `into`, whose arrays keep their memory where it is
+// large enough (a caller that runs many launches and keeps only digests).
+void run_model_into(const KernelSpec& spec, const ReductionProblem& problem, const LaunchConfig& config,
+                    ReductionResult& into);
 
 }  // namespace ulpscope::scan

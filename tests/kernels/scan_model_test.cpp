@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -234,6 +235,37 @@ TEST(ScanModel, SerialNaiveIsTheRunningValueInTheInputFormat) {
     ASSERT_EQ(r.values[i], s) << "element " << i;
   }
   EXPECT_LT(r.values.back(), 2100.0);  // stuck near 2048, where the fp16 ulp is 2
+}
+
+// run_model_into reuses a result's arrays: whatever they held before (a
+// longer scan, an exact one without running values, statistics), the outputs
+// are run_model's, bit for bit, and nothing stale is left.
+TEST(ScanModel, RunIntoAReusedResultGivesRunModelsOutputs) {
+  ReductionResult reused;
+  reused.values.assign(100000, 7.0);
+  reused.unrounded.assign(100000, 7.0);
+  reused.statistics.assign(3, 7.0);
+  for (std::int64_t n : {70001, 33, 0, 4097}) {
+    std::vector<float> v(static_cast<std::size_t>(n));
+    std::mt19937 g(static_cast<std::uint32_t>(n) + 1);
+    for (auto& e : v) e = float(int(g() % 2001) - 1000) / 64.0f;
+    const TypedArray x(v);
+    for (Accumulator acc : {Accumulator::fp32, Accumulator::kahan, Accumulator::exact}) {
+      const KernelSpec spec{Op::cumsum, Dtype::fp32, Dtype::fp32, acc, Shape::lookback};
+      const auto p = problem_of(x, Axis::all, 1, n);
+      for (const LaunchConfig& cfg : launch_configs(spec, n)) {
+        SCOPED_TRACE(::testing::Message() << to_string(acc) << " n=" << n << " threads=" << cfg.threads);
+        const ReductionResult want = run_model(spec, p, cfg);
+        run_model_into(spec, p, cfg, 0, reused);
+        ASSERT_EQ(reused.values.size(), want.values.size());
+        for (std::size_t i = 0; i < want.values.size(); ++i)
+          ASSERT_EQ(std::bit_cast<std::uint64_t>(reused.values[i]), std::bit_cast<std::uint64_t>(want.values[i]))
+              << "output " << i;
+        EXPECT_EQ(reused.unrounded, want.unrounded);
+        EXPECT_TRUE(reused.statistics.empty());
+      }
+    }
+  }
 }
 
 // lookback's default launch follows how its tiles publish their partials
