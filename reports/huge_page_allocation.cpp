@@ -7,12 +7,14 @@
 // transparent huge pages are in "madvise" mode (the Linux kernel's
 // Documentation/admin-guide/mm/transhuge.rst), memory not advised so comes
 // in 4 KiB pages, each a page fault of its own on first touch. glibc's
-// malloc maps a block this large afresh (it is above its mmap threshold), so
-// the advice reaches it before its first touch; glibc gives the same advice
-// when its tunable glibc.malloc.hugetlb=1 is set (glibc manual, "Memory
-// Allocation Tunables"). Replacing operator new is the standard's own hook
-// for this ([replacement.functions]); the other forms of new and delete
-// reach these two. Sanitizer builds keep their own allocator.
+// malloc maps a block above its mmap threshold (at most 32 MiB) afresh, so
+// the advice reaches all of it before its first touch, and the untouched
+// pages of a smaller block from the heap; glibc gives the same advice to its
+// own mappings when its tunable glibc.malloc.hugetlb=1 is set (glibc manual,
+// "Memory Allocation Tunables"). Replacing operator new is the standard's
+// own hook for this ([replacement.functions]); the array and nothrow forms
+// of new and delete reach these two, the aligned forms keep their own
+// allocation and release. Sanitizer builds keep their own allocator.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
