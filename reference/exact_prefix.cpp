@@ -59,10 +59,7 @@ std::vector<Out> prefixes(const TypedArray& x, Make make) {
 std::vector<Reference> cumsum_reference(const TypedArray& x, OutputFormat out) {
   // No decimal strings: one an element would cost more than the prefix
   // itself (decimal_of writes the one a cell reports).
-  return prefixes<Reference>(x, [&](ExactReal prefix) {
-    const double rounded = round_to_format(prefix, out.dtype, out.sat);
-    return Reference{std::move(prefix), true, rounded, {}};
-  });
+  return prefixes<Reference>(x, [&](ExactReal prefix) { return rounded_reference(std::move(prefix), out); });
 }
 
 std::vector<double> cumsum_rounded(const TypedArray& x, OutputFormat out) {

@@ -72,12 +72,17 @@ std::string decimal_of(const Reference& r) {
   return r.exact_decimal.empty() ? exact_decimal(r.exact, r.exact_is_exact) : r.exact_decimal;
 }
 
-Reference exact_reference(ExactReal exact, OutputFormat out) {
+Reference rounded_reference(ExactReal exact, OutputFormat out) {
   // Built around the value (a default Reference would allocate a number of
   // its own first: a scan makes one Reference an element).
   const double rounded = round_to_format(exact, out.dtype, out.sat);
-  std::string decimal = exact_decimal(exact);
-  return Reference{std::move(exact), true, rounded, std::move(decimal)};
+  return Reference{std::move(exact), true, rounded, {}};
+}
+
+Reference exact_reference(ExactReal exact, OutputFormat out) {
+  Reference r = rounded_reference(std::move(exact), out);
+  r.exact_decimal = exact_decimal(r.exact);
+  return r;
 }
 
 Reference sum_reference(const TypedArray& x, OutputFormat out) { return exact_reference(exact_sum(x), out); }

@@ -55,6 +55,10 @@ struct OutputFormat {
   Saturation sat = Saturation::nosat;  // fp8 outputs only
 };
 
+// The Reference of an exact value: its rounding to out, and no decimal (the
+// many references of a scan; decimal_of writes one when it is asked for).
+Reference rounded_reference(ExactReal exact, OutputFormat out);
+
 Reference sum_reference(const TypedArray& x, OutputFormat out);
 Reference mean_reference(const TypedArray& x, OutputFormat out);
 Reference dot_reference(const TypedArray& x, const TypedArray& y, OutputFormat out);
